@@ -110,6 +110,14 @@ pub mod com {
                         const NAMES: &'static [&'static str] = &["name"];
                         const REQUIRED: &'static [usize] = &[0];
 
+                        #[inline]
+                        fn index(name: &str) -> Option<usize> {
+                            match name {
+                                "name" => Some(0),
+                                _ => None,
+                            }
+                        }
+
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
@@ -273,18 +281,35 @@ pub mod com {
                     impl<'de> serde_struct::ReadFields<'de> for Volume {
                         const NAME: &'static str = "Volume";
                         const NAMES: &'static [&'static str] = &[
-                            "data",
-                            "podIP",
+                            "mountOptions",
+                            "attributes",
                             "labels",
+                            "data",
+                            "command",
+                            "podIPs",
+                            "podIP",
+                            "policies",
                             "limits",
                             "matrix",
-                            "podIPs",
-                            "command",
-                            "policies",
-                            "attributes",
-                            "mountOptions",
                         ];
-                        const REQUIRED: &'static [usize] = &[9, 8];
+                        const REQUIRED: &'static [usize] = &[0, 1];
+
+                        #[inline]
+                        fn index(name: &str) -> Option<usize> {
+                            match name {
+                                "mountOptions" => Some(0),
+                                "attributes" => Some(1),
+                                "labels" => Some(2),
+                                "data" => Some(3),
+                                "command" => Some(4),
+                                "podIPs" => Some(5),
+                                "podIP" => Some(6),
+                                "policies" => Some(7),
+                                "limits" => Some(8),
+                                "matrix" => Some(9),
+                                _ => None,
+                            }
+                        }
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -294,16 +319,16 @@ pub mod com {
                             key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
                             match field {
-                                0 => serde_struct::read(map, &mut self.data),
-                                1 => serde_struct::read(map, &mut self.pod_ip),
+                                0 => serde_struct::read(map, &mut self.mount_options),
+                                1 => serde_struct::read(map, &mut self.attributes),
                                 2 => serde_struct::read(map, &mut self.labels),
-                                3 => serde_struct::read(map, &mut self.limits),
-                                4 => serde_struct::read(map, &mut self.matrix),
+                                3 => serde_struct::read(map, &mut self.data),
+                                4 => serde_struct::read(map, &mut self.command),
                                 5 => serde_struct::read(map, &mut self.pod_ips),
-                                6 => serde_struct::read(map, &mut self.command),
+                                6 => serde_struct::read(map, &mut self.pod_ip),
                                 7 => serde_struct::read_optional_struct_list(map, &mut self.policies),
-                                8 => serde_struct::read(map, &mut self.attributes),
-                                9 => serde_struct::read(map, &mut self.mount_options),
+                                8 => serde_struct::read(map, &mut self.limits),
+                                9 => serde_struct::read(map, &mut self.matrix),
                                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
                         }

@@ -100,6 +100,15 @@ pub mod io {
                         const NAMES: &'static [&'static str] = &["cpu", "burst"];
                         const REQUIRED: &'static [usize] = &[0];
 
+                        #[inline]
+                        fn index(name: &str) -> Option<usize> {
+                            match name {
+                                "cpu" => Some(0),
+                                "burst" => Some(1),
+                                _ => None,
+                            }
+                        }
+
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
@@ -279,25 +288,49 @@ pub mod io {
                     impl<'de> serde_struct::ReadFields<'de> for Settings {
                         const NAME: &'static str = "Settings";
                         const NAMES: &'static [&'static str] = &[
-                            "key",
-                            "args",
                             "mode",
                             "name",
-                            "zero",
-                            "empty",
-                            "label",
-                            "ports",
+                            "retries",
+                            "budget",
                             "ratio",
                             "scale",
+                            "enabled",
                             "since",
-                            "budget",
+                            "key",
+                            "args",
+                            "ports",
                             "limits",
                             "policy",
-                            "enabled",
-                            "retries",
+                            "label",
+                            "zero",
+                            "empty",
                             "incomplete",
                         ];
-                        const REQUIRED: &'static [usize] = &[2];
+                        const REQUIRED: &'static [usize] = &[0];
+
+                        #[inline]
+                        fn index(name: &str) -> Option<usize> {
+                            match name {
+                                "mode" => Some(0),
+                                "name" => Some(1),
+                                "retries" => Some(2),
+                                "budget" => Some(3),
+                                "ratio" => Some(4),
+                                "scale" => Some(5),
+                                "enabled" => Some(6),
+                                "since" => Some(7),
+                                "key" => Some(8),
+                                "args" => Some(9),
+                                "ports" => Some(10),
+                                "limits" => Some(11),
+                                "policy" => Some(12),
+                                "label" => Some(13),
+                                "zero" => Some(14),
+                                "empty" => Some(15),
+                                "incomplete" => Some(16),
+                                _ => None,
+                            }
+                        }
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -307,22 +340,22 @@ pub mod io {
                             key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
                             match field {
-                                0 => serde_struct::read(map, &mut self.key),
-                                1 => serde_struct::read(map, &mut self.args),
-                                2 => serde_struct::read(map, &mut self.mode),
-                                3 => serde_struct::read(map, &mut self.name),
-                                4 => serde_struct::read_integral(map, &mut self.zero),
-                                5 => serde_struct::read(map, &mut self.empty),
-                                6 => serde_struct::read_some(map, &mut self.label),
-                                7 => serde_struct::read(map, &mut self.ports),
-                                8 => serde_struct::read(map, &mut self.ratio),
-                                9 => serde_struct::read(map, &mut self.scale),
-                                10 => serde_struct::read(map, &mut self.since),
-                                11 => serde_struct::read(map, &mut self.budget),
-                                12 => serde_struct::read_optional_struct(map, &mut self.limits),
-                                13 => serde_struct::read(map, &mut self.policy),
-                                14 => serde_struct::read(map, &mut self.enabled),
-                                15 => serde_struct::read(map, &mut self.retries),
+                                0 => serde_struct::read(map, &mut self.mode),
+                                1 => serde_struct::read(map, &mut self.name),
+                                2 => serde_struct::read(map, &mut self.retries),
+                                3 => serde_struct::read(map, &mut self.budget),
+                                4 => serde_struct::read(map, &mut self.ratio),
+                                5 => serde_struct::read(map, &mut self.scale),
+                                6 => serde_struct::read(map, &mut self.enabled),
+                                7 => serde_struct::read(map, &mut self.since),
+                                8 => serde_struct::read(map, &mut self.key),
+                                9 => serde_struct::read(map, &mut self.args),
+                                10 => serde_struct::read(map, &mut self.ports),
+                                11 => serde_struct::read_optional_struct(map, &mut self.limits),
+                                12 => serde_struct::read(map, &mut self.policy),
+                                13 => serde_struct::read_some(map, &mut self.label),
+                                14 => serde_struct::read_integral(map, &mut self.zero),
+                                15 => serde_struct::read(map, &mut self.empty),
                                 16 => serde_struct::read_optional_struct(map, &mut self.incomplete),
                                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }

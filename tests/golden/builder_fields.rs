@@ -111,6 +111,14 @@ pub mod com {
                         const NAMES: &'static [&'static str] = &["note"];
                         const REQUIRED: &'static [usize] = &[];
 
+                        #[inline]
+                        fn index(name: &str) -> Option<usize> {
+                            match name {
+                                "note" => Some(0),
+                                _ => None,
+                            }
+                        }
+
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
@@ -267,20 +275,39 @@ pub mod com {
                     impl<'de> serde_struct::ReadFields<'de> for Port {
                         const NAME: &'static str = "Port";
                         const NAMES: &'static [&'static str] = &[
+                            "port",
+                            "protocol",
                             "mode",
                             "name",
-                            "port",
-                            "size",
-                            "build",
                             "hostIP",
                             "weight",
-                            "enabled",
-                            "protocol",
-                            "isDefault",
-                            "appProtocol",
                             "timeoutSeconds",
+                            "enabled",
+                            "appProtocol",
+                            "size",
+                            "isDefault",
+                            "build",
                         ];
-                        const REQUIRED: &'static [usize] = &[2, 8, 0];
+                        const REQUIRED: &'static [usize] = &[0, 1, 2];
+
+                        #[inline]
+                        fn index(name: &str) -> Option<usize> {
+                            match name {
+                                "port" => Some(0),
+                                "protocol" => Some(1),
+                                "mode" => Some(2),
+                                "name" => Some(3),
+                                "hostIP" => Some(4),
+                                "weight" => Some(5),
+                                "timeoutSeconds" => Some(6),
+                                "enabled" => Some(7),
+                                "appProtocol" => Some(8),
+                                "size" => Some(9),
+                                "isDefault" => Some(10),
+                                "build" => Some(11),
+                                _ => None,
+                            }
+                        }
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -290,18 +317,18 @@ pub mod com {
                             key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
                             match field {
-                                0 => serde_struct::read(map, &mut self.mode),
-                                1 => serde_struct::read(map, &mut self.name),
-                                2 => serde_struct::read(map, &mut self.port),
-                                3 => serde_struct::read(map, &mut self.size),
-                                4 => serde_struct::read(map, &mut self.build),
-                                5 => serde_struct::read(map, &mut self.host_ip),
-                                6 => serde_struct::read(map, &mut self.weight),
+                                0 => serde_struct::read(map, &mut self.port),
+                                1 => serde_struct::read(map, &mut self.protocol),
+                                2 => serde_struct::read(map, &mut self.mode),
+                                3 => serde_struct::read(map, &mut self.name),
+                                4 => serde_struct::read(map, &mut self.host_ip),
+                                5 => serde_struct::read(map, &mut self.weight),
+                                6 => serde_struct::read(map, &mut self.timeout_seconds),
                                 7 => serde_struct::read(map, &mut self.enabled),
-                                8 => serde_struct::read(map, &mut self.protocol),
-                                9 => serde_struct::read(map, &mut self.is_default),
-                                10 => serde_struct::read(map, &mut self.app_protocol),
-                                11 => serde_struct::read(map, &mut self.timeout_seconds),
+                                8 => serde_struct::read(map, &mut self.app_protocol),
+                                9 => serde_struct::read(map, &mut self.size),
+                                10 => serde_struct::read(map, &mut self.is_default),
+                                11 => serde_struct::read(map, &mut self.build),
                                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
                         }

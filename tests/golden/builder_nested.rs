@@ -106,8 +106,17 @@ pub mod com {
 
                     impl<'de> serde_struct::ReadFields<'de> for ImportPolicy {
                         const NAME: &'static str = "ImportPolicy";
-                        const NAMES: &'static [&'static str] = &["insecure", "scheduled"];
+                        const NAMES: &'static [&'static str] = &["scheduled", "insecure"];
                         const REQUIRED: &'static [usize] = &[];
+
+                        #[inline]
+                        fn index(name: &str) -> Option<usize> {
+                            match name {
+                                "scheduled" => Some(0),
+                                "insecure" => Some(1),
+                                _ => None,
+                            }
+                        }
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -117,8 +126,8 @@ pub mod com {
                             key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
                             match field {
-                                0 => serde_struct::read(map, &mut self.insecure),
-                                1 => serde_struct::read(map, &mut self.scheduled),
+                                0 => serde_struct::read(map, &mut self.scheduled),
+                                1 => serde_struct::read(map, &mut self.insecure),
                                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
                         }
@@ -223,6 +232,15 @@ pub mod com {
                         const NAME: &'static str = "Reference";
                         const NAMES: &'static [&'static str] = &["kind", "name"];
                         const REQUIRED: &'static [usize] = &[0, 1];
+
+                        #[inline]
+                        fn index(name: &str) -> Option<usize> {
+                            match name {
+                                "kind" => Some(0),
+                                "name" => Some(1),
+                                _ => None,
+                            }
+                        }
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -346,6 +364,14 @@ pub mod com {
                         const NAME: &'static str = "ReferencePolicy";
                         const NAMES: &'static [&'static str] = &["type"];
                         const REQUIRED: &'static [usize] = &[0];
+
+                        #[inline]
+                        fn index(name: &str) -> Option<usize> {
+                            match name {
+                                "type" => Some(0),
+                                _ => None,
+                            }
+                        }
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -477,8 +503,20 @@ pub mod com {
 
                     impl<'de> serde_struct::ReadFields<'de> for Tag {
                         const NAME: &'static str = "Tag";
-                        const NAMES: &'static [&'static str] = &["from", "name", "retry", "policy", "importPolicy"];
-                        const REQUIRED: &'static [usize] = &[1, 3];
+                        const NAMES: &'static [&'static str] = &["name", "policy", "importPolicy", "from", "retry"];
+                        const REQUIRED: &'static [usize] = &[0, 1];
+
+                        #[inline]
+                        fn index(name: &str) -> Option<usize> {
+                            match name {
+                                "name" => Some(0),
+                                "policy" => Some(1),
+                                "importPolicy" => Some(2),
+                                "from" => Some(3),
+                                "retry" => Some(4),
+                                _ => None,
+                            }
+                        }
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -488,11 +526,11 @@ pub mod com {
                             key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
                             match field {
-                                0 => serde_struct::read_optional_struct(map, &mut self.from),
-                                1 => serde_struct::read(map, &mut self.name),
-                                2 => serde_struct::read_optional_struct(map, &mut self.retry),
-                                3 => serde_struct::read_struct(map, &mut self.policy),
-                                4 => serde_struct::read_optional_struct(map, &mut self.import_policy),
+                                0 => serde_struct::read(map, &mut self.name),
+                                1 => serde_struct::read_struct(map, &mut self.policy),
+                                2 => serde_struct::read_optional_struct(map, &mut self.import_policy),
+                                3 => serde_struct::read_optional_struct(map, &mut self.from),
+                                4 => serde_struct::read_optional_struct(map, &mut self.retry),
                                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
                         }
@@ -637,6 +675,14 @@ pub mod com {
                         const NAME: &'static str = "TagRetry";
                         const NAMES: &'static [&'static str] = &["limit"];
                         const REQUIRED: &'static [usize] = &[];
+
+                        #[inline]
+                        fn index(name: &str) -> Option<usize> {
+                            match name {
+                                "limit" => Some(0),
+                                _ => None,
+                            }
+                        }
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -148,8 +148,19 @@ pub mod com {
 
                     impl<'de> serde_struct::ReadFields<'de> for Gadget {
                         const NAME: &'static str = "Gadget";
-                        const NAMES: &'static [&'static str] = &["kind", "spec", "metadata", "apiVersion"];
-                        const REQUIRED: &'static [usize] = &[1];
+                        const NAMES: &'static [&'static str] = &["apiVersion", "kind", "metadata", "spec"];
+                        const REQUIRED: &'static [usize] = &[3];
+
+                        #[inline]
+                        fn index(name: &str) -> Option<usize> {
+                            match name {
+                                "apiVersion" => Some(0),
+                                "kind" => Some(1),
+                                "metadata" => Some(2),
+                                "spec" => Some(3),
+                                _ => None,
+                            }
+                        }
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -159,10 +170,10 @@ pub mod com {
                             key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
                             match field {
-                                0 => serde_struct::read(map, &mut self.kind),
-                                1 => serde_struct::read_struct(map, &mut self.spec),
+                                0 => serde_struct::read(map, &mut self.api_version),
+                                1 => serde_struct::read(map, &mut self.kind),
                                 2 => serde_struct::read_optional_struct(map, &mut self.metadata),
-                                3 => serde_struct::read(map, &mut self.api_version),
+                                3 => serde_struct::read_struct(map, &mut self.spec),
                                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
                         }
@@ -354,6 +365,15 @@ pub mod com {
                         const NAMES: &'static [&'static str] = &["size", "color"];
                         const REQUIRED: &'static [usize] = &[0];
 
+                        #[inline]
+                        fn index(name: &str) -> Option<usize> {
+                            match name {
+                                "size" => Some(0),
+                                "color" => Some(1),
+                                _ => None,
+                            }
+                        }
+
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
@@ -494,8 +514,19 @@ pub mod com {
 
                     impl<'de> serde_struct::ReadFields<'de> for GadgetList {
                         const NAME: &'static str = "GadgetList";
-                        const NAMES: &'static [&'static str] = &["kind", "items", "metadata", "apiVersion"];
+                        const NAMES: &'static [&'static str] = &["apiVersion", "items", "kind", "metadata"];
                         const REQUIRED: &'static [usize] = &[1];
+
+                        #[inline]
+                        fn index(name: &str) -> Option<usize> {
+                            match name {
+                                "apiVersion" => Some(0),
+                                "items" => Some(1),
+                                "kind" => Some(2),
+                                "metadata" => Some(3),
+                                _ => None,
+                            }
+                        }
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -505,10 +536,10 @@ pub mod com {
                             key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
                             match field {
-                                0 => serde_struct::read(map, &mut self.kind),
+                                0 => serde_struct::read(map, &mut self.api_version),
                                 1 => serde_struct::read_struct_list(map, &mut self.items),
-                                2 => serde_struct::read_optional_struct(map, &mut self.metadata),
-                                3 => serde_struct::read(map, &mut self.api_version),
+                                2 => serde_struct::read(map, &mut self.kind),
+                                3 => serde_struct::read_optional_struct(map, &mut self.metadata),
                                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
                         }
@@ -676,8 +707,19 @@ pub mod com {
 
                     impl<'de> serde_struct::ReadFields<'de> for Gizmo {
                         const NAME: &'static str = "Gizmo";
-                        const NAMES: &'static [&'static str] = &["kind", "name", "metadata", "apiVersion"];
-                        const REQUIRED: &'static [usize] = &[2, 1];
+                        const NAMES: &'static [&'static str] = &["apiVersion", "kind", "metadata", "name"];
+                        const REQUIRED: &'static [usize] = &[2, 3];
+
+                        #[inline]
+                        fn index(name: &str) -> Option<usize> {
+                            match name {
+                                "apiVersion" => Some(0),
+                                "kind" => Some(1),
+                                "metadata" => Some(2),
+                                "name" => Some(3),
+                                _ => None,
+                            }
+                        }
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -687,10 +729,10 @@ pub mod com {
                             key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
                             match field {
-                                0 => serde_struct::read(map, &mut self.kind),
-                                1 => serde_struct::read(map, &mut self.name),
+                                0 => serde_struct::read(map, &mut self.api_version),
+                                1 => serde_struct::read(map, &mut self.kind),
                                 2 => serde_struct::read_struct(map, &mut self.metadata),
-                                3 => serde_struct::read(map, &mut self.api_version),
+                                3 => serde_struct::read(map, &mut self.name),
                                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
                         }

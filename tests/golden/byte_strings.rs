@@ -109,8 +109,19 @@ pub mod io {
 
                     impl<'de> serde_struct::ReadFields<'de> for Secretish {
                         const NAME: &'static str = "Secretish";
-                        const NAMES: &'static [&'static str] = &["data", "chunks", "checksum", "stringData"];
-                        const REQUIRED: &'static [usize] = &[2];
+                        const NAMES: &'static [&'static str] = &["checksum", "data", "chunks", "stringData"];
+                        const REQUIRED: &'static [usize] = &[0];
+
+                        #[inline]
+                        fn index(name: &str) -> Option<usize> {
+                            match name {
+                                "checksum" => Some(0),
+                                "data" => Some(1),
+                                "chunks" => Some(2),
+                                "stringData" => Some(3),
+                                _ => None,
+                            }
+                        }
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -120,9 +131,9 @@ pub mod io {
                             key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
                             match field {
-                                0 => serde_struct::read(map, &mut self.data),
-                                1 => serde_struct::read(map, &mut self.chunks),
-                                2 => serde_struct::read(map, &mut self.checksum),
+                                0 => serde_struct::read(map, &mut self.checksum),
+                                1 => serde_struct::read(map, &mut self.data),
+                                2 => serde_struct::read(map, &mut self.chunks),
                                 3 => serde_struct::read(map, &mut self.string_data),
                                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }

@@ -109,6 +109,15 @@ pub mod io {
                         const NAMES: &'static [&'static str] = &["name", "size"];
                         const REQUIRED: &'static [usize] = &[0];
 
+                        #[inline]
+                        fn index(name: &str) -> Option<usize> {
+                            match name {
+                                "name" => Some(0),
+                                "size" => Some(1),
+                                _ => None,
+                            }
+                        }
+
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
@@ -276,18 +285,35 @@ pub mod io {
                     impl<'de> serde_struct::ReadFields<'de> for Holder {
                         const NAME: &'static str = "Holder";
                         const NAMES: &'static [&'static str] = &[
-                            "mixed",
-                            "either",
-                            "refined",
-                            "conflict",
                             "extended",
-                            "ambiguous",
+                            "either",
                             "exclusive",
+                            "mixed",
+                            "conflict",
                             "constrained",
+                            "refined",
                             "scalarOrList",
                             "weightOrFlag",
+                            "ambiguous",
                         ];
                         const REQUIRED: &'static [usize] = &[];
+
+                        #[inline]
+                        fn index(name: &str) -> Option<usize> {
+                            match name {
+                                "extended" => Some(0),
+                                "either" => Some(1),
+                                "exclusive" => Some(2),
+                                "mixed" => Some(3),
+                                "conflict" => Some(4),
+                                "constrained" => Some(5),
+                                "refined" => Some(6),
+                                "scalarOrList" => Some(7),
+                                "weightOrFlag" => Some(8),
+                                "ambiguous" => Some(9),
+                                _ => None,
+                            }
+                        }
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -297,16 +323,16 @@ pub mod io {
                             key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
                             match field {
-                                0 => serde_struct::read(map, &mut self.mixed),
+                                0 => serde_struct::read_optional_struct(map, &mut self.extended),
                                 1 => serde_struct::read_optional_struct(map, &mut self.either),
-                                2 => serde_struct::read_optional_struct(map, &mut self.refined),
-                                3 => serde_struct::read(map, &mut self.conflict),
-                                4 => serde_struct::read_optional_struct(map, &mut self.extended),
-                                5 => serde_struct::read(map, &mut self.ambiguous),
-                                6 => serde_struct::read_optional_struct(map, &mut self.exclusive),
-                                7 => serde_struct::read(map, &mut self.constrained),
-                                8 => serde_struct::read(map, &mut self.scalar_or_list),
-                                9 => serde_struct::read(map, &mut self.weight_or_flag),
+                                2 => serde_struct::read_optional_struct(map, &mut self.exclusive),
+                                3 => serde_struct::read(map, &mut self.mixed),
+                                4 => serde_struct::read(map, &mut self.conflict),
+                                5 => serde_struct::read(map, &mut self.constrained),
+                                6 => serde_struct::read_optional_struct(map, &mut self.refined),
+                                7 => serde_struct::read(map, &mut self.scalar_or_list),
+                                8 => serde_struct::read(map, &mut self.weight_or_flag),
+                                9 => serde_struct::read(map, &mut self.ambiguous),
                                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
                         }
@@ -481,8 +507,18 @@ pub mod io {
 
                     impl<'de> serde_struct::ReadFields<'de> for HolderExtended {
                         const NAME: &'static str = "HolderExtended";
-                        const NAMES: &'static [&'static str] = &["more", "name", "size"];
-                        const REQUIRED: &'static [usize] = &[1];
+                        const NAMES: &'static [&'static str] = &["name", "size", "more"];
+                        const REQUIRED: &'static [usize] = &[0];
+
+                        #[inline]
+                        fn index(name: &str) -> Option<usize> {
+                            match name {
+                                "name" => Some(0),
+                                "size" => Some(1),
+                                "more" => Some(2),
+                                _ => None,
+                            }
+                        }
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -492,9 +528,9 @@ pub mod io {
                             key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
                             match field {
-                                0 => serde_struct::read(map, &mut self.more),
-                                1 => serde_struct::read(map, &mut self.name),
-                                2 => serde_struct::read(map, &mut self.size),
+                                0 => serde_struct::read(map, &mut self.name),
+                                1 => serde_struct::read(map, &mut self.size),
+                                2 => serde_struct::read(map, &mut self.more),
                                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
                         }
@@ -614,8 +650,18 @@ pub mod io {
 
                     impl<'de> serde_struct::ReadFields<'de> for HolderEither {
                         const NAME: &'static str = "HolderEither";
-                        const NAMES: &'static [&'static str] = &["url", "name", "size"];
+                        const NAMES: &'static [&'static str] = &["name", "size", "url"];
                         const REQUIRED: &'static [usize] = &[];
+
+                        #[inline]
+                        fn index(name: &str) -> Option<usize> {
+                            match name {
+                                "name" => Some(0),
+                                "size" => Some(1),
+                                "url" => Some(2),
+                                _ => None,
+                            }
+                        }
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -625,9 +671,9 @@ pub mod io {
                             key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
                             match field {
-                                0 => serde_struct::read(map, &mut self.url),
-                                1 => serde_struct::read(map, &mut self.name),
-                                2 => serde_struct::read(map, &mut self.size),
+                                0 => serde_struct::read(map, &mut self.name),
+                                1 => serde_struct::read(map, &mut self.size),
+                                2 => serde_struct::read(map, &mut self.url),
                                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
                         }
@@ -736,6 +782,15 @@ pub mod io {
                         const NAME: &'static str = "HolderExclusive";
                         const NAMES: &'static [&'static str] = &["a", "b"];
                         const REQUIRED: &'static [usize] = &[];
+
+                        #[inline]
+                        fn index(name: &str) -> Option<usize> {
+                            match name {
+                                "a" => Some(0),
+                                "b" => Some(1),
+                                _ => None,
+                            }
+                        }
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -897,6 +952,14 @@ pub mod io {
                         const NAMES: &'static [&'static str] = &["x"];
                         const REQUIRED: &'static [usize] = &[];
 
+                        #[inline]
+                        fn index(name: &str) -> Option<usize> {
+                            match name {
+                                "x" => Some(0),
+                                _ => None,
+                            }
+                        }
+
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
@@ -994,6 +1057,14 @@ pub mod io {
                         const NAME: &'static str = "HolderRefined";
                         const NAMES: &'static [&'static str] = &["url"];
                         const REQUIRED: &'static [usize] = &[0];
+
+                        #[inline]
+                        fn index(name: &str) -> Option<usize> {
+                            match name {
+                                "url" => Some(0),
+                                _ => None,
+                            }
+                        }
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -1231,6 +1302,16 @@ pub mod io {
                         const NAMES: &'static [&'static str] = &["name", "size", "extra"];
                         const REQUIRED: &'static [usize] = &[0, 2];
 
+                        #[inline]
+                        fn index(name: &str) -> Option<usize> {
+                            match name {
+                                "name" => Some(0),
+                                "size" => Some(1),
+                                "extra" => Some(2),
+                                _ => None,
+                            }
+                        }
+
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
@@ -1355,6 +1436,14 @@ pub mod io {
                         const NAME: &'static str = "Other";
                         const NAMES: &'static [&'static str] = &["url"];
                         const REQUIRED: &'static [usize] = &[];
+
+                        #[inline]
+                        fn index(name: &str) -> Option<usize> {
+                            match name {
+                                "url" => Some(0),
+                                _ => None,
+                            }
+                        }
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(

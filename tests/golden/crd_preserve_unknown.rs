@@ -152,13 +152,25 @@ pub mod io {
                     impl<'de> serde_struct::ReadFields<'de> for Workflow {
                         const NAME: &'static str = "Workflow";
                         const NAMES: &'static [&'static str] = &[
-                            "kind",
                             "spec",
                             "status",
                             "metadata",
                             "apiVersion",
+                            "kind",
                         ];
                         const REQUIRED: &'static [usize] = &[];
+
+                        #[inline]
+                        fn index(name: &str) -> Option<usize> {
+                            match name {
+                                "spec" => Some(0),
+                                "status" => Some(1),
+                                "metadata" => Some(2),
+                                "apiVersion" => Some(3),
+                                "kind" => Some(4),
+                                _ => None,
+                            }
+                        }
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -168,11 +180,11 @@ pub mod io {
                             key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
                             match field {
-                                0 => serde_struct::read(map, &mut self.kind),
-                                1 => serde_struct::read_optional_struct(map, &mut self.spec),
-                                2 => serde_struct::read(map, &mut self.status),
-                                3 => serde_struct::read_optional_struct(map, &mut self.metadata),
-                                4 => serde_struct::read(map, &mut self.api_version),
+                                0 => serde_struct::read_optional_struct(map, &mut self.spec),
+                                1 => serde_struct::read(map, &mut self.status),
+                                2 => serde_struct::read_optional_struct(map, &mut self.metadata),
+                                3 => serde_struct::read(map, &mut self.api_version),
+                                4 => serde_struct::read(map, &mut self.kind),
                                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
                         }
@@ -881,6 +893,14 @@ pub mod io {
                         const NAMES: &'static [&'static str] = &["entrypoint"];
                         const REQUIRED: &'static [usize] = &[];
 
+                        #[inline]
+                        fn index(name: &str) -> Option<usize> {
+                            match name {
+                                "entrypoint" => Some(0),
+                                _ => None,
+                            }
+                        }
+
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
@@ -1009,8 +1029,19 @@ pub mod io {
 
                     impl<'de> serde_struct::ReadFields<'de> for WorkflowList {
                         const NAME: &'static str = "WorkflowList";
-                        const NAMES: &'static [&'static str] = &["kind", "items", "metadata", "apiVersion"];
+                        const NAMES: &'static [&'static str] = &["apiVersion", "items", "kind", "metadata"];
                         const REQUIRED: &'static [usize] = &[1];
+
+                        #[inline]
+                        fn index(name: &str) -> Option<usize> {
+                            match name {
+                                "apiVersion" => Some(0),
+                                "items" => Some(1),
+                                "kind" => Some(2),
+                                "metadata" => Some(3),
+                                _ => None,
+                            }
+                        }
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -1020,10 +1051,10 @@ pub mod io {
                             key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
                             match field {
-                                0 => serde_struct::read(map, &mut self.kind),
+                                0 => serde_struct::read(map, &mut self.api_version),
                                 1 => serde_struct::read_struct_list(map, &mut self.items),
-                                2 => serde_struct::read_optional_struct(map, &mut self.metadata),
-                                3 => serde_struct::read(map, &mut self.api_version),
+                                2 => serde_struct::read(map, &mut self.kind),
+                                3 => serde_struct::read_optional_struct(map, &mut self.metadata),
                                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
                         }
@@ -1205,8 +1236,18 @@ pub mod io {
 
                     impl<'de> serde_struct::ReadFields<'de> for Workflow {
                         const NAME: &'static str = "Workflow";
-                        const NAMES: &'static [&'static str] = &["kind", "metadata", "apiVersion"];
+                        const NAMES: &'static [&'static str] = &["metadata", "apiVersion", "kind"];
                         const REQUIRED: &'static [usize] = &[];
+
+                        #[inline]
+                        fn index(name: &str) -> Option<usize> {
+                            match name {
+                                "metadata" => Some(0),
+                                "apiVersion" => Some(1),
+                                "kind" => Some(2),
+                                _ => None,
+                            }
+                        }
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -1216,9 +1257,9 @@ pub mod io {
                             key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
                             match field {
-                                0 => serde_struct::read(map, &mut self.kind),
-                                1 => serde_struct::read_optional_struct(map, &mut self.metadata),
-                                2 => serde_struct::read(map, &mut self.api_version),
+                                0 => serde_struct::read_optional_struct(map, &mut self.metadata),
+                                1 => serde_struct::read(map, &mut self.api_version),
+                                2 => serde_struct::read(map, &mut self.kind),
                                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
                         }
@@ -1940,8 +1981,19 @@ pub mod io {
 
                     impl<'de> serde_struct::ReadFields<'de> for WorkflowList {
                         const NAME: &'static str = "WorkflowList";
-                        const NAMES: &'static [&'static str] = &["kind", "items", "metadata", "apiVersion"];
+                        const NAMES: &'static [&'static str] = &["apiVersion", "items", "kind", "metadata"];
                         const REQUIRED: &'static [usize] = &[1];
+
+                        #[inline]
+                        fn index(name: &str) -> Option<usize> {
+                            match name {
+                                "apiVersion" => Some(0),
+                                "items" => Some(1),
+                                "kind" => Some(2),
+                                "metadata" => Some(3),
+                                _ => None,
+                            }
+                        }
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -1951,10 +2003,10 @@ pub mod io {
                             key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
                             match field {
-                                0 => serde_struct::read(map, &mut self.kind),
+                                0 => serde_struct::read(map, &mut self.api_version),
                                 1 => serde_struct::read_struct_list(map, &mut self.items),
-                                2 => serde_struct::read_optional_struct(map, &mut self.metadata),
-                                3 => serde_struct::read(map, &mut self.api_version),
+                                2 => serde_struct::read(map, &mut self.kind),
+                                3 => serde_struct::read_optional_struct(map, &mut self.metadata),
                                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
                         }

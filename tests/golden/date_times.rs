@@ -116,8 +116,18 @@ pub mod io {
 
                     impl<'de> serde_struct::ReadFields<'de> for Condition {
                         const NAME: &'static str = "Condition";
-                        const NAMES: &'static [&'static str] = &["created", "observed", "lastTransitionTime"];
-                        const REQUIRED: &'static [usize] = &[2];
+                        const NAMES: &'static [&'static str] = &["lastTransitionTime", "observed", "created"];
+                        const REQUIRED: &'static [usize] = &[0];
+
+                        #[inline]
+                        fn index(name: &str) -> Option<usize> {
+                            match name {
+                                "lastTransitionTime" => Some(0),
+                                "observed" => Some(1),
+                                "created" => Some(2),
+                                _ => None,
+                            }
+                        }
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -127,9 +137,9 @@ pub mod io {
                             key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
                             match field {
-                                0 => serde_struct::read(map, &mut self.created),
+                                0 => serde_struct::read(map, &mut self.last_transition_time),
                                 1 => serde_struct::read(map, &mut self.observed),
-                                2 => serde_struct::read(map, &mut self.last_transition_time),
+                                2 => serde_struct::read(map, &mut self.created),
                                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
                         }

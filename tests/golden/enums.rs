@@ -186,8 +186,20 @@ pub mod io {
 
                     impl<'de> serde_struct::ReadFields<'de> for Policy {
                         const NAME: &'static str = "Policy";
-                        const NAMES: &'static [&'static str] = &["odd", "count", "level", "modes", "restartPolicy"];
-                        const REQUIRED: &'static [usize] = &[4];
+                        const NAMES: &'static [&'static str] = &["restartPolicy", "odd", "modes", "level", "count"];
+                        const REQUIRED: &'static [usize] = &[0];
+
+                        #[inline]
+                        fn index(name: &str) -> Option<usize> {
+                            match name {
+                                "restartPolicy" => Some(0),
+                                "odd" => Some(1),
+                                "modes" => Some(2),
+                                "level" => Some(3),
+                                "count" => Some(4),
+                                _ => None,
+                            }
+                        }
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -197,11 +209,11 @@ pub mod io {
                             key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
                             match field {
-                                0 => serde_struct::read_some(map, &mut self.odd),
-                                1 => serde_struct::read_integral(map, &mut self.count),
-                                2 => serde_struct::read(map, &mut self.level),
-                                3 => serde_struct::read(map, &mut self.modes),
-                                4 => serde_struct::read(map, &mut self.restart_policy),
+                                0 => serde_struct::read(map, &mut self.restart_policy),
+                                1 => serde_struct::read_some(map, &mut self.odd),
+                                2 => serde_struct::read(map, &mut self.modes),
+                                3 => serde_struct::read(map, &mut self.level),
+                                4 => serde_struct::read_integral(map, &mut self.count),
                                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
                         }

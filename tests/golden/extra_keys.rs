@@ -103,6 +103,14 @@ pub mod io {
                         const NAMES: &'static [&'static str] = &["name"];
                         const REQUIRED: &'static [usize] = &[0];
 
+                        #[inline]
+                        fn index(name: &str) -> Option<usize> {
+                            match name {
+                                "name" => Some(0),
+                                _ => None,
+                            }
+                        }
+
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
@@ -220,8 +228,17 @@ pub mod io {
 
                     impl<'de> serde_struct::ReadFields<'de> for Clash {
                         const NAME: &'static str = "Clash";
-                        const NAMES: &'static [&'static str] = &["unknownFields", "additional_properties"];
+                        const NAMES: &'static [&'static str] = &["additional_properties", "unknownFields"];
                         const REQUIRED: &'static [usize] = &[];
+
+                        #[inline]
+                        fn index(name: &str) -> Option<usize> {
+                            match name {
+                                "additional_properties" => Some(0),
+                                "unknownFields" => Some(1),
+                                _ => None,
+                            }
+                        }
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -231,8 +248,8 @@ pub mod io {
                             key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
                             match field {
-                                0 => serde_struct::read(map, &mut self.unknown_fields),
-                                1 => serde_struct::read(map, &mut self.additional_properties),
+                                0 => serde_struct::read(map, &mut self.additional_properties),
+                                1 => serde_struct::read(map, &mut self.unknown_fields),
                                 _ => {
                                     serde_struct::integral_extra(map, &mut self.additional_properties_2, key)
                                 }
@@ -334,6 +351,14 @@ pub mod io {
                         const NAME: &'static str = "Open";
                         const NAMES: &'static [&'static str] = &["name"];
                         const REQUIRED: &'static [usize] = &[];
+
+                        #[inline]
+                        fn index(name: &str) -> Option<usize> {
+                            match name {
+                                "name" => Some(0),
+                                _ => None,
+                            }
+                        }
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -437,6 +462,14 @@ pub mod io {
                         const NAME: &'static str = "Patterned";
                         const NAMES: &'static [&'static str] = &["name"];
                         const REQUIRED: &'static [usize] = &[];
+
+                        #[inline]
+                        fn index(name: &str) -> Option<usize> {
+                            match name {
+                                "name" => Some(0),
+                                _ => None,
+                            }
+                        }
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -542,6 +575,14 @@ pub mod io {
                         const NAME: &'static str = "PatternedLoose";
                         const NAMES: &'static [&'static str] = &["name"];
                         const REQUIRED: &'static [usize] = &[];
+
+                        #[inline]
+                        fn index(name: &str) -> Option<usize> {
+                            match name {
+                                "name" => Some(0),
+                                _ => None,
+                            }
+                        }
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -652,6 +693,15 @@ pub mod io {
                         const NAMES: &'static [&'static str] = &["chart", "values"];
                         const REQUIRED: &'static [usize] = &[];
 
+                        #[inline]
+                        fn index(name: &str) -> Option<usize> {
+                            match name {
+                                "chart" => Some(0),
+                                "values" => Some(1),
+                                _ => None,
+                            }
+                        }
+
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
@@ -759,6 +809,14 @@ pub mod io {
                         const NAME: &'static str = "ReleaseValues";
                         const NAMES: &'static [&'static str] = &["replicaCount"];
                         const REQUIRED: &'static [usize] = &[];
+
+                        #[inline]
+                        fn index(name: &str) -> Option<usize> {
+                            match name {
+                                "replicaCount" => Some(0),
+                                _ => None,
+                            }
+                        }
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -121,8 +121,19 @@ pub mod io {
 
                     impl<'de> serde_struct::ReadFields<'de> for Port {
                         const NAME: &'static str = "Port";
-                        const NAMES: &'static [&'static str] = &["either", "target", "maxSurge", "maxUnavailable"];
-                        const REQUIRED: &'static [usize] = &[1];
+                        const NAMES: &'static [&'static str] = &["target", "maxSurge", "maxUnavailable", "either"];
+                        const REQUIRED: &'static [usize] = &[0];
+
+                        #[inline]
+                        fn index(name: &str) -> Option<usize> {
+                            match name {
+                                "target" => Some(0),
+                                "maxSurge" => Some(1),
+                                "maxUnavailable" => Some(2),
+                                "either" => Some(3),
+                                _ => None,
+                            }
+                        }
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -132,10 +143,10 @@ pub mod io {
                             key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
                             match field {
-                                0 => serde_struct::read(map, &mut self.either),
-                                1 => serde_struct::read(map, &mut self.target),
-                                2 => serde_struct::read(map, &mut self.max_surge),
-                                3 => serde_struct::read(map, &mut self.max_unavailable),
+                                0 => serde_struct::read(map, &mut self.target),
+                                1 => serde_struct::read(map, &mut self.max_surge),
+                                2 => serde_struct::read(map, &mut self.max_unavailable),
+                                3 => serde_struct::read(map, &mut self.either),
                                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
                         }

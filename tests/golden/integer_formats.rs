@@ -118,13 +118,26 @@ pub mod io {
                         const NAME: &'static str = "Counters";
                         const NAMES: &'static [&'static str] = &[
                             "bytes",
+                            "small",
                             "count",
+                            "total",
                             "plain",
                             "sizes",
-                            "small",
-                            "total",
                         ];
                         const REQUIRED: &'static [usize] = &[0];
+
+                        #[inline]
+                        fn index(name: &str) -> Option<usize> {
+                            match name {
+                                "bytes" => Some(0),
+                                "small" => Some(1),
+                                "count" => Some(2),
+                                "total" => Some(3),
+                                "plain" => Some(4),
+                                "sizes" => Some(5),
+                                _ => None,
+                            }
+                        }
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -135,11 +148,11 @@ pub mod io {
                         ) -> Result<(), A::Error> {
                             match field {
                                 0 => serde_struct::read(map, &mut self.bytes),
-                                1 => serde_struct::read(map, &mut self.count),
-                                2 => serde_struct::read_integral(map, &mut self.plain),
-                                3 => serde_struct::read(map, &mut self.sizes),
-                                4 => serde_struct::read(map, &mut self.small),
-                                5 => serde_struct::read(map, &mut self.total),
+                                1 => serde_struct::read(map, &mut self.small),
+                                2 => serde_struct::read(map, &mut self.count),
+                                3 => serde_struct::read(map, &mut self.total),
+                                4 => serde_struct::read_integral(map, &mut self.plain),
+                                5 => serde_struct::read(map, &mut self.sizes),
                                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
                         }

@@ -100,6 +100,14 @@ pub mod io {
                             const NAMES: &'static [&'static str] = &["value"];
                             const REQUIRED: &'static [usize] = &[];
 
+                            #[inline]
+                            fn index(name: &str) -> Option<usize> {
+                                match name {
+                                    "value" => Some(0),
+                                    _ => None,
+                                }
+                            }
+
                             #[allow(clippy::too_many_lines)]
                             fn read_field<A: ::serde::de::MapAccess<'de>>(
                                 &mut self,
@@ -270,22 +278,43 @@ pub mod io {
                     impl<'de> serde_struct::ReadFields<'de> for Keywords {
                         const NAME: &'static str = "Keywords";
                         const NAMES: &'static [&'static str] = &[
-                            "ref",
                             "$ref",
+                            "$schema",
+                            "1stPlace",
+                            "async",
+                            "continue",
+                            "crate",
+                            "dash-separated-name",
+                            "externalIPs",
+                            "fooBar",
+                            "foo_bar",
+                            "ref",
                             "self",
                             "type",
-                            "async",
-                            "crate",
-                            "fooBar",
-                            "$schema",
-                            "foo_bar",
-                            "1stPlace",
-                            "continue",
-                            "externalIPs",
-                            "dash-separated-name",
                             "x-kubernetes-list-type",
                         ];
-                        const REQUIRED: &'static [usize] = &[3];
+                        const REQUIRED: &'static [usize] = &[12];
+
+                        #[inline]
+                        fn index(name: &str) -> Option<usize> {
+                            match name {
+                                "$ref" => Some(0),
+                                "$schema" => Some(1),
+                                "1stPlace" => Some(2),
+                                "async" => Some(3),
+                                "continue" => Some(4),
+                                "crate" => Some(5),
+                                "dash-separated-name" => Some(6),
+                                "externalIPs" => Some(7),
+                                "fooBar" => Some(8),
+                                "foo_bar" => Some(9),
+                                "ref" => Some(10),
+                                "self" => Some(11),
+                                "type" => Some(12),
+                                "x-kubernetes-list-type" => Some(13),
+                                _ => None,
+                            }
+                        }
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -295,19 +324,19 @@ pub mod io {
                             key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
                             match field {
-                                0 => serde_struct::read(map, &mut self.ref_2),
-                                1 => serde_struct::read(map, &mut self.ref_),
-                                2 => serde_struct::read(map, &mut self.self_),
-                                3 => serde_struct::read(map, &mut self.type_),
-                                4 => serde_struct::read(map, &mut self.async_),
+                                0 => serde_struct::read(map, &mut self.ref_),
+                                1 => serde_struct::read(map, &mut self.schema),
+                                2 => serde_struct::read(map, &mut self._1st_place),
+                                3 => serde_struct::read(map, &mut self.async_),
+                                4 => serde_struct::read(map, &mut self.continue_),
                                 5 => serde_struct::read(map, &mut self.crate_),
-                                6 => serde_struct::read(map, &mut self.foo_bar_2),
-                                7 => serde_struct::read(map, &mut self.schema),
-                                8 => serde_struct::read(map, &mut self.foo_bar),
-                                9 => serde_struct::read(map, &mut self._1st_place),
-                                10 => serde_struct::read(map, &mut self.continue_),
-                                11 => serde_struct::read(map, &mut self.external_ips),
-                                12 => serde_struct::read(map, &mut self.dash_separated_name),
+                                6 => serde_struct::read(map, &mut self.dash_separated_name),
+                                7 => serde_struct::read(map, &mut self.external_ips),
+                                8 => serde_struct::read(map, &mut self.foo_bar_2),
+                                9 => serde_struct::read(map, &mut self.foo_bar),
+                                10 => serde_struct::read(map, &mut self.ref_2),
+                                11 => serde_struct::read(map, &mut self.self_),
+                                12 => serde_struct::read(map, &mut self.type_),
                                 13 => serde_struct::read(map, &mut self.x_kubernetes_list_type),
                                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
@@ -510,6 +539,14 @@ pub mod io {
                         const NAME: &'static str = "Type";
                         const NAMES: &'static [&'static str] = &["Self"];
                         const REQUIRED: &'static [usize] = &[];
+
+                        #[inline]
+                        fn index(name: &str) -> Option<usize> {
+                            match name {
+                                "Self" => Some(0),
+                                _ => None,
+                            }
+                        }
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(

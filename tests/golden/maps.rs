@@ -144,16 +144,31 @@ pub mod io {
                     impl<'de> serde_struct::ReadFields<'de> for Maps {
                         const NAME: &'static str = "Maps";
                         const NAMES: &'static [&'static str] = &[
-                            "free",
-                            "groups",
                             "labels",
                             "limits",
+                            "groups",
                             "nested",
-                            "untyped",
                             "anything",
+                            "free",
                             "preserved",
+                            "untyped",
                         ];
-                        const REQUIRED: &'static [usize] = &[2];
+                        const REQUIRED: &'static [usize] = &[0];
+
+                        #[inline]
+                        fn index(name: &str) -> Option<usize> {
+                            match name {
+                                "labels" => Some(0),
+                                "limits" => Some(1),
+                                "groups" => Some(2),
+                                "nested" => Some(3),
+                                "anything" => Some(4),
+                                "free" => Some(5),
+                                "preserved" => Some(6),
+                                "untyped" => Some(7),
+                                _ => None,
+                            }
+                        }
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -163,14 +178,14 @@ pub mod io {
                             key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
                             match field {
-                                0 => serde_struct::read(map, &mut self.free),
-                                1 => serde_struct::read(map, &mut self.groups),
-                                2 => serde_struct::read(map, &mut self.labels),
-                                3 => serde_struct::read(map, &mut self.limits),
-                                4 => serde_struct::read(map, &mut self.nested),
-                                5 => serde_struct::read(map, &mut self.untyped),
-                                6 => serde_struct::read(map, &mut self.anything),
-                                7 => serde_struct::read(map, &mut self.preserved),
+                                0 => serde_struct::read(map, &mut self.labels),
+                                1 => serde_struct::read(map, &mut self.limits),
+                                2 => serde_struct::read(map, &mut self.groups),
+                                3 => serde_struct::read(map, &mut self.nested),
+                                4 => serde_struct::read(map, &mut self.anything),
+                                5 => serde_struct::read(map, &mut self.free),
+                                6 => serde_struct::read(map, &mut self.preserved),
+                                7 => serde_struct::read(map, &mut self.untyped),
                                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
                         }

@@ -113,8 +113,19 @@ pub mod io {
 
                     impl<'de> serde_struct::ReadFields<'de> for Widget {
                         const NAME: &'static str = "Widget";
-                        const NAMES: &'static [&'static str] = &["NAME", "Name", "name", "spec"];
+                        const NAMES: &'static [&'static str] = &["spec", "Name", "name", "NAME"];
                         const REQUIRED: &'static [usize] = &[];
+
+                        #[inline]
+                        fn index(name: &str) -> Option<usize> {
+                            match name {
+                                "spec" => Some(0),
+                                "Name" => Some(1),
+                                "name" => Some(2),
+                                "NAME" => Some(3),
+                                _ => None,
+                            }
+                        }
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -124,10 +135,10 @@ pub mod io {
                             key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
                             match field {
-                                0 => serde_struct::read(map, &mut self.name_2),
+                                0 => serde_struct::read_optional_struct(map, &mut self.spec),
                                 1 => serde_struct::read(map, &mut self.name_3),
                                 2 => serde_struct::read(map, &mut self.name),
-                                3 => serde_struct::read_optional_struct(map, &mut self.spec),
+                                3 => serde_struct::read(map, &mut self.name_2),
                                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
                         }
@@ -240,6 +251,14 @@ pub mod io {
                         const NAMES: &'static [&'static str] = &["size"];
                         const REQUIRED: &'static [usize] = &[];
 
+                        #[inline]
+                        fn index(name: &str) -> Option<usize> {
+                            match name {
+                                "size" => Some(0),
+                                _ => None,
+                            }
+                        }
+
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
@@ -344,6 +363,14 @@ pub mod io {
                         const NAME: &'static str = "Widget2";
                         const NAMES: &'static [&'static str] = &["other"];
                         const REQUIRED: &'static [usize] = &[];
+
+                        #[inline]
+                        fn index(name: &str) -> Option<usize> {
+                            match name {
+                                "other" => Some(0),
+                                _ => None,
+                            }
+                        }
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -451,6 +478,14 @@ pub mod io {
                         const NAMES: &'static [&'static str] = &["replicas"];
                         const REQUIRED: &'static [usize] = &[];
 
+                        #[inline]
+                        fn index(name: &str) -> Option<usize> {
+                            match name {
+                                "replicas" => Some(0),
+                                _ => None,
+                            }
+                        }
+
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
@@ -556,6 +591,14 @@ pub mod io {
                         const NAME: &'static str = "Widget";
                         const NAMES: &'static [&'static str] = &["v1"];
                         const REQUIRED: &'static [usize] = &[];
+
+                        #[inline]
+                        fn index(name: &str) -> Option<usize> {
+                            match name {
+                                "v1" => Some(0),
+                                _ => None,
+                            }
+                        }
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(

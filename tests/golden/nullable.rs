@@ -103,6 +103,15 @@ pub mod io {
                         const NAMES: &'static [&'static str] = &["a", "next"];
                         const REQUIRED: &'static [usize] = &[];
 
+                        #[inline]
+                        fn index(name: &str) -> Option<usize> {
+                            match name {
+                                "a" => Some(0),
+                                "next" => Some(1),
+                                _ => None,
+                            }
+                        }
+
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
@@ -253,18 +262,35 @@ pub mod io {
                     impl<'de> serde_struct::ReadFields<'de> for Nullables {
                         const NAME: &'static str = "Nullables";
                         const NAMES: &'static [&'static str] = &[
-                            "mode",
                             "name",
-                            "note",
-                            "tags",
                             "child",
+                            "note",
                             "count",
-                            "plain",
-                            "labels",
                             "parent",
+                            "mode",
+                            "tags",
+                            "labels",
                             "scores",
+                            "plain",
                         ];
-                        const REQUIRED: &'static [usize] = &[1, 4];
+                        const REQUIRED: &'static [usize] = &[0, 1];
+
+                        #[inline]
+                        fn index(name: &str) -> Option<usize> {
+                            match name {
+                                "name" => Some(0),
+                                "child" => Some(1),
+                                "note" => Some(2),
+                                "count" => Some(3),
+                                "parent" => Some(4),
+                                "mode" => Some(5),
+                                "tags" => Some(6),
+                                "labels" => Some(7),
+                                "scores" => Some(8),
+                                "plain" => Some(9),
+                                _ => None,
+                            }
+                        }
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -274,16 +300,16 @@ pub mod io {
                             key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
                             match field {
-                                0 => serde_struct::read_some(map, &mut self.mode),
-                                1 => serde_struct::read(map, &mut self.name),
+                                0 => serde_struct::read(map, &mut self.name),
+                                1 => serde_struct::read(map, &mut self.child),
                                 2 => serde_struct::read_some(map, &mut self.note),
-                                3 => serde_struct::read_some(map, &mut self.tags),
-                                4 => serde_struct::read(map, &mut self.child),
-                                5 => serde_struct::read_some(map, &mut self.count),
-                                6 => serde_struct::read(map, &mut self.plain),
+                                3 => serde_struct::read_some(map, &mut self.count),
+                                4 => serde_struct::read_some(map, &mut self.parent),
+                                5 => serde_struct::read_some(map, &mut self.mode),
+                                6 => serde_struct::read_some(map, &mut self.tags),
                                 7 => serde_struct::read(map, &mut self.labels),
-                                8 => serde_struct::read_some(map, &mut self.parent),
-                                9 => serde_struct::read_integral(map, &mut self.scores),
+                                8 => serde_struct::read_integral(map, &mut self.scores),
+                                9 => serde_struct::read(map, &mut self.plain),
                                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
                         }

@@ -107,8 +107,19 @@ pub mod io {
 
                     impl<'de> serde_struct::ReadFields<'de> for Weights {
                         const NAME: &'static str = "Weights";
-                        const NAMES: &'static [&'static str] = &["ratio", "factor", "limits", "samples"];
-                        const REQUIRED: &'static [usize] = &[1];
+                        const NAMES: &'static [&'static str] = &["factor", "ratio", "samples", "limits"];
+                        const REQUIRED: &'static [usize] = &[0];
+
+                        #[inline]
+                        fn index(name: &str) -> Option<usize> {
+                            match name {
+                                "factor" => Some(0),
+                                "ratio" => Some(1),
+                                "samples" => Some(2),
+                                "limits" => Some(3),
+                                _ => None,
+                            }
+                        }
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -118,10 +129,10 @@ pub mod io {
                             key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
                             match field {
-                                0 => serde_struct::read(map, &mut self.ratio),
-                                1 => serde_struct::read(map, &mut self.factor),
-                                2 => serde_struct::read(map, &mut self.limits),
-                                3 => serde_struct::read(map, &mut self.samples),
+                                0 => serde_struct::read(map, &mut self.factor),
+                                1 => serde_struct::read(map, &mut self.ratio),
+                                2 => serde_struct::read(map, &mut self.samples),
+                                3 => serde_struct::read(map, &mut self.limits),
                                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
                         }

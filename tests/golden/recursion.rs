@@ -236,6 +236,14 @@ pub mod io {
                         const NAMES: &'static [&'static str] = &["name"];
                         const REQUIRED: &'static [usize] = &[];
 
+                        #[inline]
+                        fn index(name: &str) -> Option<usize> {
+                            match name {
+                                "name" => Some(0),
+                                _ => None,
+                            }
+                        }
+
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
@@ -355,8 +363,19 @@ pub mod io {
 
                     impl<'de> serde_struct::ReadFields<'de> for Node {
                         const NAME: &'static str = "Node";
-                        const NAMES: &'static [&'static str] = &["next", "value", "byName", "children"];
+                        const NAMES: &'static [&'static str] = &["children", "next", "byName", "value"];
                         const REQUIRED: &'static [usize] = &[];
+
+                        #[inline]
+                        fn index(name: &str) -> Option<usize> {
+                            match name {
+                                "children" => Some(0),
+                                "next" => Some(1),
+                                "byName" => Some(2),
+                                "value" => Some(3),
+                                _ => None,
+                            }
+                        }
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -366,10 +385,10 @@ pub mod io {
                             key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
                             match field {
-                                0 => serde_struct::read(map, &mut self.next),
-                                1 => serde_struct::read(map, &mut self.value),
+                                0 => serde_struct::read_optional_struct_list(map, &mut self.children),
+                                1 => serde_struct::read(map, &mut self.next),
                                 2 => serde_struct::read(map, &mut self.by_name),
-                                3 => serde_struct::read_optional_struct_list(map, &mut self.children),
+                                3 => serde_struct::read(map, &mut self.value),
                                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
                         }
@@ -526,6 +545,15 @@ pub mod io {
                         const NAMES: &'static [&'static str] = &["even", "leaf"];
                         const REQUIRED: &'static [usize] = &[];
 
+                        #[inline]
+                        fn index(name: &str) -> Option<usize> {
+                            match name {
+                                "even" => Some(0),
+                                "leaf" => Some(1),
+                                _ => None,
+                            }
+                        }
+
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
@@ -656,6 +684,16 @@ pub mod io {
                         const NAME: &'static str = "Props";
                         const NAMES: &'static [&'static str] = &["not", "items", "properties"];
                         const REQUIRED: &'static [usize] = &[];
+
+                        #[inline]
+                        fn index(name: &str) -> Option<usize> {
+                            match name {
+                                "not" => Some(0),
+                                "items" => Some(1),
+                                "properties" => Some(2),
+                                _ => None,
+                            }
+                        }
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -163,8 +163,19 @@ pub mod com {
 
                     impl<'de> serde_struct::ReadFields<'de> for Gadget {
                         const NAME: &'static str = "Gadget";
-                        const NAMES: &'static [&'static str] = &["kind", "spec", "metadata", "apiVersion"];
-                        const REQUIRED: &'static [usize] = &[1];
+                        const NAMES: &'static [&'static str] = &["apiVersion", "kind", "metadata", "spec"];
+                        const REQUIRED: &'static [usize] = &[3];
+
+                        #[inline]
+                        fn index(name: &str) -> Option<usize> {
+                            match name {
+                                "apiVersion" => Some(0),
+                                "kind" => Some(1),
+                                "metadata" => Some(2),
+                                "spec" => Some(3),
+                                _ => None,
+                            }
+                        }
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -174,10 +185,10 @@ pub mod com {
                             key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
                             match field {
-                                0 => serde_struct::read(map, &mut self.kind),
-                                1 => serde_struct::read_struct(map, &mut self.spec),
+                                0 => serde_struct::read(map, &mut self.api_version),
+                                1 => serde_struct::read(map, &mut self.kind),
                                 2 => serde_struct::read_optional_struct(map, &mut self.metadata),
-                                3 => serde_struct::read(map, &mut self.api_version),
+                                3 => serde_struct::read_struct(map, &mut self.spec),
                                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
                         }
@@ -437,6 +448,15 @@ pub mod com {
                         const NAMES: &'static [&'static str] = &["size", "color"];
                         const REQUIRED: &'static [usize] = &[0];
 
+                        #[inline]
+                        fn index(name: &str) -> Option<usize> {
+                            match name {
+                                "size" => Some(0),
+                                "color" => Some(1),
+                                _ => None,
+                            }
+                        }
+
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
@@ -576,8 +596,19 @@ pub mod com {
 
                     impl<'de> serde_struct::ReadFields<'de> for GadgetList {
                         const NAME: &'static str = "GadgetList";
-                        const NAMES: &'static [&'static str] = &["kind", "items", "metadata", "apiVersion"];
+                        const NAMES: &'static [&'static str] = &["apiVersion", "items", "kind", "metadata"];
                         const REQUIRED: &'static [usize] = &[1];
+
+                        #[inline]
+                        fn index(name: &str) -> Option<usize> {
+                            match name {
+                                "apiVersion" => Some(0),
+                                "items" => Some(1),
+                                "kind" => Some(2),
+                                "metadata" => Some(3),
+                                _ => None,
+                            }
+                        }
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -587,10 +618,10 @@ pub mod com {
                             key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
                             match field {
-                                0 => serde_struct::read(map, &mut self.kind),
+                                0 => serde_struct::read(map, &mut self.api_version),
                                 1 => serde_struct::read_struct_list(map, &mut self.items),
-                                2 => serde_struct::read_optional_struct(map, &mut self.metadata),
-                                3 => serde_struct::read(map, &mut self.api_version),
+                                2 => serde_struct::read(map, &mut self.kind),
+                                3 => serde_struct::read_optional_struct(map, &mut self.metadata),
                                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
                         }
@@ -757,8 +788,18 @@ pub mod com {
 
                     impl<'de> serde_struct::ReadFields<'de> for Gizmo {
                         const NAME: &'static str = "Gizmo";
-                        const NAMES: &'static [&'static str] = &["kind", "metadata", "apiVersion"];
+                        const NAMES: &'static [&'static str] = &["apiVersion", "kind", "metadata"];
                         const REQUIRED: &'static [usize] = &[];
+
+                        #[inline]
+                        fn index(name: &str) -> Option<usize> {
+                            match name {
+                                "apiVersion" => Some(0),
+                                "kind" => Some(1),
+                                "metadata" => Some(2),
+                                _ => None,
+                            }
+                        }
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -768,9 +809,9 @@ pub mod com {
                             key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
                             match field {
-                                0 => serde_struct::read(map, &mut self.kind),
-                                1 => serde_struct::read_optional_struct(map, &mut self.metadata),
-                                2 => serde_struct::read(map, &mut self.api_version),
+                                0 => serde_struct::read(map, &mut self.api_version),
+                                1 => serde_struct::read(map, &mut self.kind),
+                                2 => serde_struct::read_optional_struct(map, &mut self.metadata),
                                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
                         }
@@ -944,8 +985,18 @@ pub mod com {
 
                     impl<'de> serde_struct::ReadFields<'de> for Options {
                         const NAME: &'static str = "Options";
-                        const NAMES: &'static [&'static str] = &["kind", "dryRun", "apiVersion"];
+                        const NAMES: &'static [&'static str] = &["apiVersion", "kind", "dryRun"];
                         const REQUIRED: &'static [usize] = &[];
+
+                        #[inline]
+                        fn index(name: &str) -> Option<usize> {
+                            match name {
+                                "apiVersion" => Some(0),
+                                "kind" => Some(1),
+                                "dryRun" => Some(2),
+                                _ => None,
+                            }
+                        }
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -955,9 +1006,9 @@ pub mod com {
                             key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
                             match field {
-                                0 => serde_struct::read(map, &mut self.kind),
-                                1 => serde_struct::read(map, &mut self.dry_run),
-                                2 => serde_struct::read(map, &mut self.api_version),
+                                0 => serde_struct::read(map, &mut self.api_version),
+                                1 => serde_struct::read(map, &mut self.kind),
+                                2 => serde_struct::read(map, &mut self.dry_run),
                                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
                         }

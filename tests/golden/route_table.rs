@@ -134,8 +134,18 @@ pub mod com {
 
                     impl<'de> serde_struct::ReadFields<'de> for Widget {
                         const NAME: &'static str = "Widget";
-                        const NAMES: &'static [&'static str] = &["kind", "size", "apiVersion"];
+                        const NAMES: &'static [&'static str] = &["apiVersion", "kind", "size"];
                         const REQUIRED: &'static [usize] = &[];
+
+                        #[inline]
+                        fn index(name: &str) -> Option<usize> {
+                            match name {
+                                "apiVersion" => Some(0),
+                                "kind" => Some(1),
+                                "size" => Some(2),
+                                _ => None,
+                            }
+                        }
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -145,9 +155,9 @@ pub mod com {
                             key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
                             match field {
-                                0 => serde_struct::read(map, &mut self.kind),
-                                1 => serde_struct::read(map, &mut self.size),
-                                2 => serde_struct::read(map, &mut self.api_version),
+                                0 => serde_struct::read(map, &mut self.api_version),
+                                1 => serde_struct::read(map, &mut self.kind),
+                                2 => serde_struct::read(map, &mut self.size),
                                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
                         }
@@ -573,8 +583,18 @@ pub mod com {
 
                     impl<'de> serde_struct::ReadFields<'de> for WidgetList {
                         const NAME: &'static str = "WidgetList";
-                        const NAMES: &'static [&'static str] = &["kind", "items", "apiVersion"];
+                        const NAMES: &'static [&'static str] = &["apiVersion", "items", "kind"];
                         const REQUIRED: &'static [usize] = &[1];
+
+                        #[inline]
+                        fn index(name: &str) -> Option<usize> {
+                            match name {
+                                "apiVersion" => Some(0),
+                                "items" => Some(1),
+                                "kind" => Some(2),
+                                _ => None,
+                            }
+                        }
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -584,9 +604,9 @@ pub mod com {
                             key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
                             match field {
-                                0 => serde_struct::read(map, &mut self.kind),
+                                0 => serde_struct::read(map, &mut self.api_version),
                                 1 => serde_struct::read_struct_list(map, &mut self.items),
-                                2 => serde_struct::read(map, &mut self.api_version),
+                                2 => serde_struct::read(map, &mut self.kind),
                                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
                         }

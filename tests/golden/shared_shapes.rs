@@ -158,13 +158,25 @@ pub mod io {
                     impl<'de> serde_struct::ReadFields<'de> for Relay {
                         const NAME: &'static str = "Relay";
                         const NAMES: &'static [&'static str] = &[
-                            "kind",
                             "spec",
                             "status",
                             "metadata",
                             "apiVersion",
+                            "kind",
                         ];
                         const REQUIRED: &'static [usize] = &[];
+
+                        #[inline]
+                        fn index(name: &str) -> Option<usize> {
+                            match name {
+                                "spec" => Some(0),
+                                "status" => Some(1),
+                                "metadata" => Some(2),
+                                "apiVersion" => Some(3),
+                                "kind" => Some(4),
+                                _ => None,
+                            }
+                        }
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -174,11 +186,11 @@ pub mod io {
                             key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
                             match field {
-                                0 => serde_struct::read(map, &mut self.kind),
-                                1 => serde_struct::read_optional_struct(map, &mut self.spec),
-                                2 => serde_struct::read_optional_struct(map, &mut self.status),
-                                3 => serde_struct::read_optional_struct(map, &mut self.metadata),
-                                4 => serde_struct::read(map, &mut self.api_version),
+                                0 => serde_struct::read_optional_struct(map, &mut self.spec),
+                                1 => serde_struct::read_optional_struct(map, &mut self.status),
+                                2 => serde_struct::read_optional_struct(map, &mut self.metadata),
+                                3 => serde_struct::read(map, &mut self.api_version),
+                                4 => serde_struct::read(map, &mut self.kind),
                                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
                         }
@@ -912,8 +924,20 @@ pub mod io {
 
                     impl<'de> serde_struct::ReadFields<'de> for RelaySpec {
                         const NAME: &'static str = "RelaySpec";
-                        const NAMES: &'static [&'static str] = &["env", "backup", "stages", "primary", "selector"];
+                        const NAMES: &'static [&'static str] = &["primary", "backup", "env", "selector", "stages"];
                         const REQUIRED: &'static [usize] = &[];
+
+                        #[inline]
+                        fn index(name: &str) -> Option<usize> {
+                            match name {
+                                "primary" => Some(0),
+                                "backup" => Some(1),
+                                "env" => Some(2),
+                                "selector" => Some(3),
+                                "stages" => Some(4),
+                                _ => None,
+                            }
+                        }
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -923,11 +947,11 @@ pub mod io {
                             key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
                             match field {
-                                0 => serde_struct::read_optional_struct_list(map, &mut self.env),
+                                0 => serde_struct::read_optional_struct(map, &mut self.primary),
                                 1 => serde_struct::read_optional_struct(map, &mut self.backup),
-                                2 => serde_struct::read_optional_struct_list(map, &mut self.stages),
-                                3 => serde_struct::read_optional_struct(map, &mut self.primary),
-                                4 => serde_struct::read_optional_struct(map, &mut self.selector),
+                                2 => serde_struct::read_optional_struct_list(map, &mut self.env),
+                                3 => serde_struct::read_optional_struct(map, &mut self.selector),
+                                4 => serde_struct::read_optional_struct_list(map, &mut self.stages),
                                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
                         }
@@ -1104,6 +1128,16 @@ pub mod io {
                         const NAME: &'static str = "RelaySpecBackup";
                         const NAMES: &'static [&'static str] = &["host", "port", "protocol"];
                         const REQUIRED: &'static [usize] = &[0];
+
+                        #[inline]
+                        fn index(name: &str) -> Option<usize> {
+                            match name {
+                                "host" => Some(0),
+                                "port" => Some(1),
+                                "protocol" => Some(2),
+                                _ => None,
+                            }
+                        }
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -1314,6 +1348,15 @@ pub mod io {
                         const NAMES: &'static [&'static str] = &["name", "valueFrom"];
                         const REQUIRED: &'static [usize] = &[0];
 
+                        #[inline]
+                        fn index(name: &str) -> Option<usize> {
+                            match name {
+                                "name" => Some(0),
+                                "valueFrom" => Some(1),
+                                _ => None,
+                            }
+                        }
+
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
@@ -1447,8 +1490,17 @@ pub mod io {
 
                     impl<'de> serde_struct::ReadFields<'de> for RelaySpecEnvValueFrom {
                         const NAME: &'static str = "RelaySpecEnvValueFrom";
-                        const NAMES: &'static [&'static str] = &["secretKeyRef", "configMapKeyRef"];
+                        const NAMES: &'static [&'static str] = &["configMapKeyRef", "secretKeyRef"];
                         const REQUIRED: &'static [usize] = &[];
+
+                        #[inline]
+                        fn index(name: &str) -> Option<usize> {
+                            match name {
+                                "configMapKeyRef" => Some(0),
+                                "secretKeyRef" => Some(1),
+                                _ => None,
+                            }
+                        }
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -1458,8 +1510,8 @@ pub mod io {
                             key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
                             match field {
-                                0 => serde_struct::read_optional_struct(map, &mut self.secret_key_ref),
-                                1 => serde_struct::read_optional_struct(map, &mut self.config_map_key_ref),
+                                0 => serde_struct::read_optional_struct(map, &mut self.config_map_key_ref),
+                                1 => serde_struct::read_optional_struct(map, &mut self.secret_key_ref),
                                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
                         }
@@ -1580,6 +1632,16 @@ pub mod io {
                         const NAME: &'static str = "ConfigMapKeySelector";
                         const NAMES: &'static [&'static str] = &["key", "name", "optional"];
                         const REQUIRED: &'static [usize] = &[0];
+
+                        #[inline]
+                        fn index(name: &str) -> Option<usize> {
+                            match name {
+                                "key" => Some(0),
+                                "name" => Some(1),
+                                "optional" => Some(2),
+                                _ => None,
+                            }
+                        }
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -1722,6 +1784,16 @@ pub mod io {
                         const NAMES: &'static [&'static str] = &["key", "name", "optional"];
                         const REQUIRED: &'static [usize] = &[0];
 
+                        #[inline]
+                        fn index(name: &str) -> Option<usize> {
+                            match name {
+                                "key" => Some(0),
+                                "name" => Some(1),
+                                "optional" => Some(2),
+                                _ => None,
+                            }
+                        }
+
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
@@ -1851,8 +1923,18 @@ pub mod io {
 
                     impl<'de> serde_struct::ReadFields<'de> for RelaySpecStages {
                         const NAME: &'static str = "RelaySpecStages";
-                        const NAMES: &'static [&'static str] = &["env", "name", "target"];
+                        const NAMES: &'static [&'static str] = &["name", "target", "env"];
                         const REQUIRED: &'static [usize] = &[];
+
+                        #[inline]
+                        fn index(name: &str) -> Option<usize> {
+                            match name {
+                                "name" => Some(0),
+                                "target" => Some(1),
+                                "env" => Some(2),
+                                _ => None,
+                            }
+                        }
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -1862,9 +1944,9 @@ pub mod io {
                             key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
                             match field {
-                                0 => serde_struct::read_optional_struct_list(map, &mut self.env),
-                                1 => serde_struct::read(map, &mut self.name),
-                                2 => serde_struct::read_optional_struct(map, &mut self.target),
+                                0 => serde_struct::read(map, &mut self.name),
+                                1 => serde_struct::read_optional_struct(map, &mut self.target),
+                                2 => serde_struct::read_optional_struct_list(map, &mut self.env),
                                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
                         }
@@ -1985,6 +2067,14 @@ pub mod io {
                         const NAME: &'static str = "RelayStatus";
                         const NAMES: &'static [&'static str] = &["active"];
                         const REQUIRED: &'static [usize] = &[];
+
+                        #[inline]
+                        fn index(name: &str) -> Option<usize> {
+                            match name {
+                                "active" => Some(0),
+                                _ => None,
+                            }
+                        }
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -2122,8 +2212,19 @@ pub mod io {
 
                     impl<'de> serde_struct::ReadFields<'de> for RelayList {
                         const NAME: &'static str = "RelayList";
-                        const NAMES: &'static [&'static str] = &["kind", "items", "metadata", "apiVersion"];
+                        const NAMES: &'static [&'static str] = &["apiVersion", "items", "kind", "metadata"];
                         const REQUIRED: &'static [usize] = &[1];
+
+                        #[inline]
+                        fn index(name: &str) -> Option<usize> {
+                            match name {
+                                "apiVersion" => Some(0),
+                                "items" => Some(1),
+                                "kind" => Some(2),
+                                "metadata" => Some(3),
+                                _ => None,
+                            }
+                        }
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -2133,10 +2234,10 @@ pub mod io {
                             key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
                             match field {
-                                0 => serde_struct::read(map, &mut self.kind),
+                                0 => serde_struct::read(map, &mut self.api_version),
                                 1 => serde_struct::read_struct_list(map, &mut self.items),
-                                2 => serde_struct::read_optional_struct(map, &mut self.metadata),
-                                3 => serde_struct::read(map, &mut self.api_version),
+                                2 => serde_struct::read(map, &mut self.kind),
+                                3 => serde_struct::read_optional_struct(map, &mut self.metadata),
                                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
                         }

@@ -143,15 +143,29 @@ pub mod io {
                     impl<'de> serde_struct::ReadFields<'de> for Times {
                         const NAME: &'static str = "Times";
                         const NAMES: &'static [&'static str] = &[
-                            "raw",
-                            "ratio",
                             "created",
                             "renewed",
-                            "capacity",
                             "anonymous",
+                            "ratio",
+                            "capacity",
+                            "raw",
                             "nullableName",
                         ];
-                        const REQUIRED: &'static [usize] = &[2];
+                        const REQUIRED: &'static [usize] = &[0];
+
+                        #[inline]
+                        fn index(name: &str) -> Option<usize> {
+                            match name {
+                                "created" => Some(0),
+                                "renewed" => Some(1),
+                                "anonymous" => Some(2),
+                                "ratio" => Some(3),
+                                "capacity" => Some(4),
+                                "raw" => Some(5),
+                                "nullableName" => Some(6),
+                                _ => None,
+                            }
+                        }
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -161,12 +175,12 @@ pub mod io {
                             key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
                             match field {
-                                0 => serde_struct::read(map, &mut self.raw),
-                                1 => serde_struct::read(map, &mut self.ratio),
-                                2 => serde_struct::read(map, &mut self.created),
-                                3 => serde_struct::read(map, &mut self.renewed),
+                                0 => serde_struct::read(map, &mut self.created),
+                                1 => serde_struct::read(map, &mut self.renewed),
+                                2 => serde_struct::read(map, &mut self.anonymous),
+                                3 => serde_struct::read(map, &mut self.ratio),
                                 4 => serde_struct::read(map, &mut self.capacity),
-                                5 => serde_struct::read(map, &mut self.anonymous),
+                                5 => serde_struct::read(map, &mut self.raw),
                                 6 => serde_struct::read_some(map, &mut self.nullable_name),
                                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }

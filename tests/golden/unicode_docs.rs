@@ -134,14 +134,27 @@ pub mod com {
                         impl<'de> serde_struct::ReadFields<'de> for Lease {
                             const NAME: &'static str = "Lease";
                             const NAMES: &'static [&'static str] = &[
+                                "holderIdentity",
+                                "script",
                                 "fence",
                                 "links",
-                                "script",
                                 "comment",
                                 "heading",
-                                "holderIdentity",
                             ];
                             const REQUIRED: &'static [usize] = &[];
+
+                            #[inline]
+                            fn index(name: &str) -> Option<usize> {
+                                match name {
+                                    "holderIdentity" => Some(0),
+                                    "script" => Some(1),
+                                    "fence" => Some(2),
+                                    "links" => Some(3),
+                                    "comment" => Some(4),
+                                    "heading" => Some(5),
+                                    _ => None,
+                                }
+                            }
 
                             #[allow(clippy::too_many_lines)]
                             fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -151,12 +164,12 @@ pub mod com {
                                 key: &mut ::std::string::String,
                             ) -> Result<(), A::Error> {
                                 match field {
-                                    0 => serde_struct::read(map, &mut self.fence),
-                                    1 => serde_struct::read(map, &mut self.links),
-                                    2 => serde_struct::read(map, &mut self.script),
-                                    3 => serde_struct::read(map, &mut self.comment),
-                                    4 => serde_struct::read(map, &mut self.heading),
-                                    5 => serde_struct::read(map, &mut self.holder_identity),
+                                    0 => serde_struct::read(map, &mut self.holder_identity),
+                                    1 => serde_struct::read(map, &mut self.script),
+                                    2 => serde_struct::read(map, &mut self.fence),
+                                    3 => serde_struct::read(map, &mut self.links),
+                                    4 => serde_struct::read(map, &mut self.comment),
+                                    5 => serde_struct::read(map, &mut self.heading),
                                     _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                                 }
                             }

@@ -145,8 +145,19 @@ pub mod io {
 
                     impl<'de> serde_struct::ReadFields<'de> for Gadget {
                         const NAME: &'static str = "Gadget";
-                        const NAMES: &'static [&'static str] = &["kind", "spec", "metadata", "apiVersion"];
+                        const NAMES: &'static [&'static str] = &["spec", "metadata", "apiVersion", "kind"];
                         const REQUIRED: &'static [usize] = &[];
+
+                        #[inline]
+                        fn index(name: &str) -> Option<usize> {
+                            match name {
+                                "spec" => Some(0),
+                                "metadata" => Some(1),
+                                "apiVersion" => Some(2),
+                                "kind" => Some(3),
+                                _ => None,
+                            }
+                        }
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -156,10 +167,10 @@ pub mod io {
                             key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
                             match field {
-                                0 => serde_struct::read(map, &mut self.kind),
-                                1 => serde_struct::read_optional_struct(map, &mut self.spec),
-                                2 => serde_struct::read_optional_struct(map, &mut self.metadata),
-                                3 => serde_struct::read(map, &mut self.api_version),
+                                0 => serde_struct::read_optional_struct(map, &mut self.spec),
+                                1 => serde_struct::read_optional_struct(map, &mut self.metadata),
+                                2 => serde_struct::read(map, &mut self.api_version),
+                                3 => serde_struct::read(map, &mut self.kind),
                                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
                         }
@@ -893,17 +904,33 @@ pub mod io {
                     impl<'de> serde_struct::ReadFields<'de> for GadgetSpec {
                         const NAME: &'static str = "GadgetSpec";
                         const NAMES: &'static [&'static str] = &[
-                            "uid",
+                            "replicas",
+                            "maxSurge",
+                            "ratio",
                             "mode",
                             "name",
+                            "uid",
+                            "legacy",
                             "tags",
                             "ports",
-                            "ratio",
-                            "legacy",
-                            "maxSurge",
-                            "replicas",
                         ];
-                        const REQUIRED: &'static [usize] = &[8];
+                        const REQUIRED: &'static [usize] = &[0];
+
+                        #[inline]
+                        fn index(name: &str) -> Option<usize> {
+                            match name {
+                                "replicas" => Some(0),
+                                "maxSurge" => Some(1),
+                                "ratio" => Some(2),
+                                "mode" => Some(3),
+                                "name" => Some(4),
+                                "uid" => Some(5),
+                                "legacy" => Some(6),
+                                "tags" => Some(7),
+                                "ports" => Some(8),
+                                _ => None,
+                            }
+                        }
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -913,15 +940,15 @@ pub mod io {
                             key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
                             match field {
-                                0 => serde_struct::read(map, &mut self.uid),
-                                1 => serde_struct::read(map, &mut self.mode),
-                                2 => serde_struct::read(map, &mut self.name),
-                                3 => serde_struct::read(map, &mut self.tags),
-                                4 => serde_struct::read_optional_struct_list(map, &mut self.ports),
-                                5 => serde_struct::read(map, &mut self.ratio),
+                                0 => serde_struct::read_integral(map, &mut self.replicas),
+                                1 => serde_struct::read_integral(map, &mut self.max_surge),
+                                2 => serde_struct::read(map, &mut self.ratio),
+                                3 => serde_struct::read(map, &mut self.mode),
+                                4 => serde_struct::read(map, &mut self.name),
+                                5 => serde_struct::read(map, &mut self.uid),
                                 6 => serde_struct::read(map, &mut self.legacy),
-                                7 => serde_struct::read_integral(map, &mut self.max_surge),
-                                8 => serde_struct::read_integral(map, &mut self.replicas),
+                                7 => serde_struct::read(map, &mut self.tags),
+                                8 => serde_struct::read_optional_struct_list(map, &mut self.ports),
                                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
                         }
@@ -1103,8 +1130,18 @@ pub mod io {
 
                     impl<'de> serde_struct::ReadFields<'de> for GadgetSpecPorts {
                         const NAME: &'static str = "GadgetSpecPorts";
-                        const NAMES: &'static [&'static str] = &["name", "port", "protocol"];
-                        const REQUIRED: &'static [usize] = &[0, 2];
+                        const NAMES: &'static [&'static str] = &["name", "protocol", "port"];
+                        const REQUIRED: &'static [usize] = &[0, 1];
+
+                        #[inline]
+                        fn index(name: &str) -> Option<usize> {
+                            match name {
+                                "name" => Some(0),
+                                "protocol" => Some(1),
+                                "port" => Some(2),
+                                _ => None,
+                            }
+                        }
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -1115,8 +1152,8 @@ pub mod io {
                         ) -> Result<(), A::Error> {
                             match field {
                                 0 => serde_struct::read(map, &mut self.name),
-                                1 => serde_struct::read_integral(map, &mut self.port),
-                                2 => serde_struct::read(map, &mut self.protocol),
+                                1 => serde_struct::read(map, &mut self.protocol),
+                                2 => serde_struct::read_integral(map, &mut self.port),
                                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
                         }
@@ -1260,8 +1297,19 @@ pub mod io {
 
                     impl<'de> serde_struct::ReadFields<'de> for GadgetList {
                         const NAME: &'static str = "GadgetList";
-                        const NAMES: &'static [&'static str] = &["kind", "items", "metadata", "apiVersion"];
+                        const NAMES: &'static [&'static str] = &["apiVersion", "items", "kind", "metadata"];
                         const REQUIRED: &'static [usize] = &[1];
+
+                        #[inline]
+                        fn index(name: &str) -> Option<usize> {
+                            match name {
+                                "apiVersion" => Some(0),
+                                "items" => Some(1),
+                                "kind" => Some(2),
+                                "metadata" => Some(3),
+                                _ => None,
+                            }
+                        }
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -1271,10 +1319,10 @@ pub mod io {
                             key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
                             match field {
-                                0 => serde_struct::read(map, &mut self.kind),
+                                0 => serde_struct::read(map, &mut self.api_version),
                                 1 => serde_struct::read_struct_list(map, &mut self.items),
-                                2 => serde_struct::read_optional_struct(map, &mut self.metadata),
-                                3 => serde_struct::read(map, &mut self.api_version),
+                                2 => serde_struct::read(map, &mut self.kind),
+                                3 => serde_struct::read_optional_struct(map, &mut self.metadata),
                                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
                         }

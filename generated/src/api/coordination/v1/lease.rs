@@ -95,8 +95,19 @@ const _: () = {
 
     impl<'de> serde_struct::ReadFields<'de> for Lease {
         const NAME: &'static str = "Lease";
-        const NAMES: &'static [&'static str] = &["kind", "spec", "metadata", "apiVersion"];
+        const NAMES: &'static [&'static str] = &["apiVersion", "kind", "metadata", "spec"];
         const REQUIRED: &'static [usize] = &[];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "apiVersion" => Some(0),
+                "kind" => Some(1),
+                "metadata" => Some(2),
+                "spec" => Some(3),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -106,10 +117,10 @@ const _: () = {
             key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
             match field {
-                0 => serde_struct::read(map, &mut self.kind),
-                1 => serde_struct::read_optional_struct(map, &mut self.spec),
+                0 => serde_struct::read(map, &mut self.api_version),
+                1 => serde_struct::read(map, &mut self.kind),
                 2 => serde_struct::read_optional_struct(map, &mut self.metadata),
-                3 => serde_struct::read(map, &mut self.api_version),
+                3 => serde_struct::read_optional_struct(map, &mut self.spec),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }

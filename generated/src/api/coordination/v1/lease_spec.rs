@@ -98,15 +98,29 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for LeaseSpec {
         const NAME: &'static str = "LeaseSpec";
         const NAMES: &'static [&'static str] = &[
-            "strategy",
-            "renewTime",
             "acquireTime",
             "holderIdentity",
-            "preferredHolder",
-            "leaseTransitions",
             "leaseDurationSeconds",
+            "leaseTransitions",
+            "preferredHolder",
+            "renewTime",
+            "strategy",
         ];
         const REQUIRED: &'static [usize] = &[];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "acquireTime" => Some(0),
+                "holderIdentity" => Some(1),
+                "leaseDurationSeconds" => Some(2),
+                "leaseTransitions" => Some(3),
+                "preferredHolder" => Some(4),
+                "renewTime" => Some(5),
+                "strategy" => Some(6),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -116,13 +130,13 @@ const _: () = {
             key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
             match field {
-                0 => serde_struct::read(map, &mut self.strategy),
-                1 => serde_struct::read(map, &mut self.renew_time),
-                2 => serde_struct::read(map, &mut self.acquire_time),
-                3 => serde_struct::read(map, &mut self.holder_identity),
+                0 => serde_struct::read(map, &mut self.acquire_time),
+                1 => serde_struct::read(map, &mut self.holder_identity),
+                2 => serde_struct::read(map, &mut self.lease_duration_seconds),
+                3 => serde_struct::read(map, &mut self.lease_transitions),
                 4 => serde_struct::read(map, &mut self.preferred_holder),
-                5 => serde_struct::read(map, &mut self.lease_transitions),
-                6 => serde_struct::read(map, &mut self.lease_duration_seconds),
+                5 => serde_struct::read(map, &mut self.renew_time),
+                6 => serde_struct::read(map, &mut self.strategy),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }

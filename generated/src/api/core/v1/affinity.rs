@@ -65,8 +65,18 @@ const _: () = {
 
     impl<'de> serde_struct::ReadFields<'de> for Affinity {
         const NAME: &'static str = "Affinity";
-        const NAMES: &'static [&'static str] = &["podAffinity", "nodeAffinity", "podAntiAffinity"];
+        const NAMES: &'static [&'static str] = &["nodeAffinity", "podAffinity", "podAntiAffinity"];
         const REQUIRED: &'static [usize] = &[];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "nodeAffinity" => Some(0),
+                "podAffinity" => Some(1),
+                "podAntiAffinity" => Some(2),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -76,8 +86,8 @@ const _: () = {
             key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
             match field {
-                0 => serde_struct::read_optional_struct(map, &mut self.pod_affinity),
-                1 => serde_struct::read_optional_struct(map, &mut self.node_affinity),
+                0 => serde_struct::read_optional_struct(map, &mut self.node_affinity),
+                1 => serde_struct::read_optional_struct(map, &mut self.pod_affinity),
                 2 => serde_struct::read_optional_struct(map, &mut self.pod_anti_affinity),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }

@@ -65,8 +65,19 @@ const _: () = {
 
     impl<'de> serde_struct::ReadFields<'de> for AWSElasticBlockStoreVolumeSource {
         const NAME: &'static str = "AWSElasticBlockStoreVolumeSource";
-        const NAMES: &'static [&'static str] = &["fsType", "readOnly", "volumeID", "partition"];
-        const REQUIRED: &'static [usize] = &[2];
+        const NAMES: &'static [&'static str] = &["fsType", "partition", "readOnly", "volumeID"];
+        const REQUIRED: &'static [usize] = &[3];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "fsType" => Some(0),
+                "partition" => Some(1),
+                "readOnly" => Some(2),
+                "volumeID" => Some(3),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -77,9 +88,9 @@ const _: () = {
         ) -> Result<(), A::Error> {
             match field {
                 0 => serde_struct::read(map, &mut self.fs_type),
-                1 => serde_struct::read(map, &mut self.read_only),
-                2 => serde_struct::read(map, &mut self.volume_id),
-                3 => serde_struct::read(map, &mut self.partition),
+                1 => serde_struct::read(map, &mut self.partition),
+                2 => serde_struct::read(map, &mut self.read_only),
+                3 => serde_struct::read(map, &mut self.volume_id),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }

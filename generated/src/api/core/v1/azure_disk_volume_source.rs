@@ -75,14 +75,27 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for AzureDiskVolumeSource {
         const NAME: &'static str = "AzureDiskVolumeSource";
         const NAMES: &'static [&'static str] = &[
-            "kind",
-            "fsType",
-            "diskURI",
-            "diskName",
-            "readOnly",
             "cachingMode",
+            "diskName",
+            "diskURI",
+            "fsType",
+            "kind",
+            "readOnly",
         ];
-        const REQUIRED: &'static [usize] = &[3, 2];
+        const REQUIRED: &'static [usize] = &[1, 2];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "cachingMode" => Some(0),
+                "diskName" => Some(1),
+                "diskURI" => Some(2),
+                "fsType" => Some(3),
+                "kind" => Some(4),
+                "readOnly" => Some(5),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -92,12 +105,12 @@ const _: () = {
             key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
             match field {
-                0 => serde_struct::read(map, &mut self.kind),
-                1 => serde_struct::read(map, &mut self.fs_type),
+                0 => serde_struct::read(map, &mut self.caching_mode),
+                1 => serde_struct::read(map, &mut self.disk_name),
                 2 => serde_struct::read(map, &mut self.disk_uri),
-                3 => serde_struct::read(map, &mut self.disk_name),
-                4 => serde_struct::read(map, &mut self.read_only),
-                5 => serde_struct::read(map, &mut self.caching_mode),
+                3 => serde_struct::read(map, &mut self.fs_type),
+                4 => serde_struct::read(map, &mut self.kind),
+                5 => serde_struct::read(map, &mut self.read_only),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }

@@ -57,8 +57,18 @@ const _: () = {
 
     impl<'de> serde_struct::ReadFields<'de> for AzureFileVolumeSource {
         const NAME: &'static str = "AzureFileVolumeSource";
-        const NAMES: &'static [&'static str] = &["readOnly", "shareName", "secretName"];
-        const REQUIRED: &'static [usize] = &[2, 1];
+        const NAMES: &'static [&'static str] = &["readOnly", "secretName", "shareName"];
+        const REQUIRED: &'static [usize] = &[1, 2];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "readOnly" => Some(0),
+                "secretName" => Some(1),
+                "shareName" => Some(2),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -69,8 +79,8 @@ const _: () = {
         ) -> Result<(), A::Error> {
             match field {
                 0 => serde_struct::read(map, &mut self.read_only),
-                1 => serde_struct::read(map, &mut self.share_name),
-                2 => serde_struct::read(map, &mut self.secret_name),
+                1 => serde_struct::read(map, &mut self.secret_name),
+                2 => serde_struct::read(map, &mut self.share_name),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }

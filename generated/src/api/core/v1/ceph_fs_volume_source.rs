@@ -76,14 +76,27 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for CephFSVolumeSource {
         const NAME: &'static str = "CephFSVolumeSource";
         const NAMES: &'static [&'static str] = &[
-            "path",
-            "user",
             "monitors",
+            "path",
             "readOnly",
-            "secretRef",
             "secretFile",
+            "secretRef",
+            "user",
         ];
-        const REQUIRED: &'static [usize] = &[2];
+        const REQUIRED: &'static [usize] = &[0];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "monitors" => Some(0),
+                "path" => Some(1),
+                "readOnly" => Some(2),
+                "secretFile" => Some(3),
+                "secretRef" => Some(4),
+                "user" => Some(5),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -93,12 +106,12 @@ const _: () = {
             key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
             match field {
-                0 => serde_struct::read(map, &mut self.path),
-                1 => serde_struct::read(map, &mut self.user),
-                2 => serde_struct::read(map, &mut self.monitors),
-                3 => serde_struct::read(map, &mut self.read_only),
+                0 => serde_struct::read(map, &mut self.monitors),
+                1 => serde_struct::read(map, &mut self.path),
+                2 => serde_struct::read(map, &mut self.read_only),
+                3 => serde_struct::read(map, &mut self.secret_file),
                 4 => serde_struct::read_optional_struct(map, &mut self.secret_ref),
-                5 => serde_struct::read(map, &mut self.secret_file),
+                5 => serde_struct::read(map, &mut self.user),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }

@@ -65,8 +65,19 @@ const _: () = {
 
     impl<'de> serde_struct::ReadFields<'de> for CinderVolumeSource {
         const NAME: &'static str = "CinderVolumeSource";
-        const NAMES: &'static [&'static str] = &["fsType", "readOnly", "volumeID", "secretRef"];
-        const REQUIRED: &'static [usize] = &[2];
+        const NAMES: &'static [&'static str] = &["fsType", "readOnly", "secretRef", "volumeID"];
+        const REQUIRED: &'static [usize] = &[3];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "fsType" => Some(0),
+                "readOnly" => Some(1),
+                "secretRef" => Some(2),
+                "volumeID" => Some(3),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -78,8 +89,8 @@ const _: () = {
             match field {
                 0 => serde_struct::read(map, &mut self.fs_type),
                 1 => serde_struct::read(map, &mut self.read_only),
-                2 => serde_struct::read(map, &mut self.volume_id),
-                3 => serde_struct::read_optional_struct(map, &mut self.secret_ref),
+                2 => serde_struct::read_optional_struct(map, &mut self.secret_ref),
+                3 => serde_struct::read(map, &mut self.volume_id),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }

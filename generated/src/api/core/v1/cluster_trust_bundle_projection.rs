@@ -73,13 +73,25 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for ClusterTrustBundleProjection {
         const NAME: &'static str = "ClusterTrustBundleProjection";
         const NAMES: &'static [&'static str] = &[
-            "name",
-            "path",
-            "optional",
-            "signerName",
             "labelSelector",
+            "name",
+            "optional",
+            "path",
+            "signerName",
         ];
-        const REQUIRED: &'static [usize] = &[1];
+        const REQUIRED: &'static [usize] = &[3];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "labelSelector" => Some(0),
+                "name" => Some(1),
+                "optional" => Some(2),
+                "path" => Some(3),
+                "signerName" => Some(4),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -89,11 +101,11 @@ const _: () = {
             key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
             match field {
-                0 => serde_struct::read(map, &mut self.name),
-                1 => serde_struct::read(map, &mut self.path),
+                0 => serde_struct::read_optional_struct(map, &mut self.label_selector),
+                1 => serde_struct::read(map, &mut self.name),
                 2 => serde_struct::read(map, &mut self.optional),
-                3 => serde_struct::read(map, &mut self.signer_name),
-                4 => serde_struct::read_optional_struct(map, &mut self.label_selector),
+                3 => serde_struct::read(map, &mut self.path),
+                4 => serde_struct::read(map, &mut self.signer_name),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }

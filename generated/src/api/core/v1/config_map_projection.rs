@@ -61,8 +61,18 @@ const _: () = {
 
     impl<'de> serde_struct::ReadFields<'de> for ConfigMapProjection {
         const NAME: &'static str = "ConfigMapProjection";
-        const NAMES: &'static [&'static str] = &["name", "items", "optional"];
+        const NAMES: &'static [&'static str] = &["items", "name", "optional"];
         const REQUIRED: &'static [usize] = &[];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "items" => Some(0),
+                "name" => Some(1),
+                "optional" => Some(2),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -72,8 +82,8 @@ const _: () = {
             key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
             match field {
-                0 => serde_struct::read(map, &mut self.name),
-                1 => serde_struct::read_optional_struct_list(map, &mut self.items),
+                0 => serde_struct::read_optional_struct_list(map, &mut self.items),
+                1 => serde_struct::read(map, &mut self.name),
                 2 => serde_struct::read(map, &mut self.optional),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }

@@ -66,8 +66,19 @@ const _: () = {
 
     impl<'de> serde_struct::ReadFields<'de> for ConfigMapVolumeSource {
         const NAME: &'static str = "ConfigMapVolumeSource";
-        const NAMES: &'static [&'static str] = &["name", "items", "optional", "defaultMode"];
+        const NAMES: &'static [&'static str] = &["defaultMode", "items", "name", "optional"];
         const REQUIRED: &'static [usize] = &[];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "defaultMode" => Some(0),
+                "items" => Some(1),
+                "name" => Some(2),
+                "optional" => Some(3),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -77,10 +88,10 @@ const _: () = {
             key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
             match field {
-                0 => serde_struct::read(map, &mut self.name),
+                0 => serde_struct::read(map, &mut self.default_mode),
                 1 => serde_struct::read_optional_struct_list(map, &mut self.items),
-                2 => serde_struct::read(map, &mut self.optional),
-                3 => serde_struct::read(map, &mut self.default_mode),
+                2 => serde_struct::read(map, &mut self.name),
+                3 => serde_struct::read(map, &mut self.optional),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }

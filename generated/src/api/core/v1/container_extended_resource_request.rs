@@ -57,8 +57,18 @@ const _: () = {
 
     impl<'de> serde_struct::ReadFields<'de> for ContainerExtendedResourceRequest {
         const NAME: &'static str = "ContainerExtendedResourceRequest";
-        const NAMES: &'static [&'static str] = &["requestName", "resourceName", "containerName"];
-        const REQUIRED: &'static [usize] = &[2, 0, 1];
+        const NAMES: &'static [&'static str] = &["containerName", "requestName", "resourceName"];
+        const REQUIRED: &'static [usize] = &[0, 1, 2];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "containerName" => Some(0),
+                "requestName" => Some(1),
+                "resourceName" => Some(2),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -68,9 +78,9 @@ const _: () = {
             key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
             match field {
-                0 => serde_struct::read(map, &mut self.request_name),
-                1 => serde_struct::read(map, &mut self.resource_name),
-                2 => serde_struct::read(map, &mut self.container_name),
+                0 => serde_struct::read(map, &mut self.container_name),
+                1 => serde_struct::read(map, &mut self.request_name),
+                2 => serde_struct::read(map, &mut self.resource_name),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }

@@ -71,13 +71,25 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for ContainerPort {
         const NAME: &'static str = "ContainerPort";
         const NAMES: &'static [&'static str] = &[
-            "name",
+            "containerPort",
             "hostIP",
             "hostPort",
+            "name",
             "protocol",
-            "containerPort",
         ];
-        const REQUIRED: &'static [usize] = &[4];
+        const REQUIRED: &'static [usize] = &[0];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "containerPort" => Some(0),
+                "hostIP" => Some(1),
+                "hostPort" => Some(2),
+                "name" => Some(3),
+                "protocol" => Some(4),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -87,11 +99,11 @@ const _: () = {
             key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
             match field {
-                0 => serde_struct::read(map, &mut self.name),
+                0 => serde_struct::read(map, &mut self.container_port),
                 1 => serde_struct::read(map, &mut self.host_ip),
                 2 => serde_struct::read(map, &mut self.host_port),
-                3 => serde_struct::read(map, &mut self.protocol),
-                4 => serde_struct::read(map, &mut self.container_port),
+                3 => serde_struct::read(map, &mut self.name),
+                4 => serde_struct::read(map, &mut self.protocol),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }

@@ -53,8 +53,17 @@ const _: () = {
 
     impl<'de> serde_struct::ReadFields<'de> for ContainerRestartRuleOnExitCodes {
         const NAME: &'static str = "ContainerRestartRuleOnExitCodes";
-        const NAMES: &'static [&'static str] = &["values", "operator"];
-        const REQUIRED: &'static [usize] = &[1];
+        const NAMES: &'static [&'static str] = &["operator", "values"];
+        const REQUIRED: &'static [usize] = &[0];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "operator" => Some(0),
+                "values" => Some(1),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -64,8 +73,8 @@ const _: () = {
             key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
             match field {
-                0 => serde_struct::read(map, &mut self.values),
-                1 => serde_struct::read(map, &mut self.operator),
+                0 => serde_struct::read(map, &mut self.operator),
+                1 => serde_struct::read(map, &mut self.values),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }

@@ -61,8 +61,18 @@ const _: () = {
 
     impl<'de> serde_struct::ReadFields<'de> for ContainerState {
         const NAME: &'static str = "ContainerState";
-        const NAMES: &'static [&'static str] = &["running", "waiting", "terminated"];
+        const NAMES: &'static [&'static str] = &["running", "terminated", "waiting"];
         const REQUIRED: &'static [usize] = &[];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "running" => Some(0),
+                "terminated" => Some(1),
+                "waiting" => Some(2),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -73,8 +83,8 @@ const _: () = {
         ) -> Result<(), A::Error> {
             match field {
                 0 => serde_struct::read_optional_struct(map, &mut self.running),
-                1 => serde_struct::read_optional_struct(map, &mut self.waiting),
-                2 => serde_struct::read_optional_struct(map, &mut self.terminated),
+                1 => serde_struct::read_optional_struct(map, &mut self.terminated),
+                2 => serde_struct::read_optional_struct(map, &mut self.waiting),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }

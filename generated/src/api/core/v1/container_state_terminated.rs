@@ -81,15 +81,29 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for ContainerStateTerminated {
         const NAME: &'static str = "ContainerStateTerminated";
         const NAMES: &'static [&'static str] = &[
+            "containerID",
+            "exitCode",
+            "finishedAt",
+            "message",
             "reason",
             "signal",
-            "message",
-            "exitCode",
             "startedAt",
-            "finishedAt",
-            "containerID",
         ];
-        const REQUIRED: &'static [usize] = &[3];
+        const REQUIRED: &'static [usize] = &[1];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "containerID" => Some(0),
+                "exitCode" => Some(1),
+                "finishedAt" => Some(2),
+                "message" => Some(3),
+                "reason" => Some(4),
+                "signal" => Some(5),
+                "startedAt" => Some(6),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -99,13 +113,13 @@ const _: () = {
             key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
             match field {
-                0 => serde_struct::read(map, &mut self.reason),
-                1 => serde_struct::read(map, &mut self.signal),
-                2 => serde_struct::read(map, &mut self.message),
-                3 => serde_struct::read(map, &mut self.exit_code),
-                4 => serde_struct::read(map, &mut self.started_at),
-                5 => serde_struct::read(map, &mut self.finished_at),
-                6 => serde_struct::read(map, &mut self.container_id),
+                0 => serde_struct::read(map, &mut self.container_id),
+                1 => serde_struct::read(map, &mut self.exit_code),
+                2 => serde_struct::read(map, &mut self.finished_at),
+                3 => serde_struct::read(map, &mut self.message),
+                4 => serde_struct::read(map, &mut self.reason),
+                5 => serde_struct::read(map, &mut self.signal),
+                6 => serde_struct::read(map, &mut self.started_at),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }

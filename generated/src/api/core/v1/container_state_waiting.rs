@@ -56,8 +56,17 @@ const _: () = {
 
     impl<'de> serde_struct::ReadFields<'de> for ContainerStateWaiting {
         const NAME: &'static str = "ContainerStateWaiting";
-        const NAMES: &'static [&'static str] = &["reason", "message"];
+        const NAMES: &'static [&'static str] = &["message", "reason"];
         const REQUIRED: &'static [usize] = &[];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "message" => Some(0),
+                "reason" => Some(1),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -67,8 +76,8 @@ const _: () = {
             key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
             match field {
-                0 => serde_struct::read(map, &mut self.reason),
-                1 => serde_struct::read(map, &mut self.message),
+                0 => serde_struct::read(map, &mut self.message),
+                1 => serde_struct::read(map, &mut self.reason),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }

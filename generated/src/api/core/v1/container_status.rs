@@ -130,23 +130,45 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for ContainerStatus {
         const NAME: &'static str = "ContainerStatus";
         const NAMES: &'static [&'static str] = &[
-            "name",
-            "user",
-            "image",
-            "ready",
-            "state",
-            "imageID",
-            "started",
-            "lastState",
-            "resources",
-            "stopSignal",
-            "containerID",
-            "restartCount",
-            "volumeMounts",
             "allocatedResources",
             "allocatedResourcesStatus",
+            "containerID",
+            "image",
+            "imageID",
+            "lastState",
+            "name",
+            "ready",
+            "resources",
+            "restartCount",
+            "started",
+            "state",
+            "stopSignal",
+            "user",
+            "volumeMounts",
         ];
-        const REQUIRED: &'static [usize] = &[2, 5, 0, 3, 11];
+        const REQUIRED: &'static [usize] = &[3, 4, 6, 7, 9];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "allocatedResources" => Some(0),
+                "allocatedResourcesStatus" => Some(1),
+                "containerID" => Some(2),
+                "image" => Some(3),
+                "imageID" => Some(4),
+                "lastState" => Some(5),
+                "name" => Some(6),
+                "ready" => Some(7),
+                "resources" => Some(8),
+                "restartCount" => Some(9),
+                "started" => Some(10),
+                "state" => Some(11),
+                "stopSignal" => Some(12),
+                "user" => Some(13),
+                "volumeMounts" => Some(14),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -156,26 +178,26 @@ const _: () = {
             key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
             match field {
-                0 => serde_struct::read(map, &mut self.name),
-                1 => serde_struct::read_optional_struct(map, &mut self.user),
-                2 => serde_struct::read(map, &mut self.image),
-                3 => serde_struct::read(map, &mut self.ready),
-                4 => serde_struct::read_optional_struct(map, &mut self.state),
-                5 => serde_struct::read(map, &mut self.image_id),
-                6 => serde_struct::read(map, &mut self.started),
-                7 => serde_struct::read_optional_struct(map, &mut self.last_state),
-                8 => serde_struct::read_optional_struct(map, &mut self.resources),
-                9 => serde_struct::read(map, &mut self.stop_signal),
-                10 => serde_struct::read(map, &mut self.container_id),
-                11 => serde_struct::read(map, &mut self.restart_count),
-                12 => serde_struct::read_optional_struct_list(map, &mut self.volume_mounts),
-                13 => serde_struct::read(map, &mut self.allocated_resources),
-                14 => {
+                0 => serde_struct::read(map, &mut self.allocated_resources),
+                1 => {
                     serde_struct::read_optional_struct_list(
                         map,
                         &mut self.allocated_resources_status,
                     )
                 }
+                2 => serde_struct::read(map, &mut self.container_id),
+                3 => serde_struct::read(map, &mut self.image),
+                4 => serde_struct::read(map, &mut self.image_id),
+                5 => serde_struct::read_optional_struct(map, &mut self.last_state),
+                6 => serde_struct::read(map, &mut self.name),
+                7 => serde_struct::read(map, &mut self.ready),
+                8 => serde_struct::read_optional_struct(map, &mut self.resources),
+                9 => serde_struct::read(map, &mut self.restart_count),
+                10 => serde_struct::read(map, &mut self.started),
+                11 => serde_struct::read_optional_struct(map, &mut self.state),
+                12 => serde_struct::read(map, &mut self.stop_signal),
+                13 => serde_struct::read_optional_struct(map, &mut self.user),
+                14 => serde_struct::read_optional_struct_list(map, &mut self.volume_mounts),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }

@@ -81,11 +81,23 @@ const _: () = {
         const NAMES: &'static [&'static str] = &[
             "driver",
             "fsType",
+            "nodePublishSecretRef",
             "readOnly",
             "volumeAttributes",
-            "nodePublishSecretRef",
         ];
         const REQUIRED: &'static [usize] = &[0];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "driver" => Some(0),
+                "fsType" => Some(1),
+                "nodePublishSecretRef" => Some(2),
+                "readOnly" => Some(3),
+                "volumeAttributes" => Some(4),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -97,9 +109,9 @@ const _: () = {
             match field {
                 0 => serde_struct::read(map, &mut self.driver),
                 1 => serde_struct::read(map, &mut self.fs_type),
-                2 => serde_struct::read(map, &mut self.read_only),
-                3 => serde_struct::read(map, &mut self.volume_attributes),
-                4 => serde_struct::read_optional_struct(map, &mut self.node_publish_secret_ref),
+                2 => serde_struct::read_optional_struct(map, &mut self.node_publish_secret_ref),
+                3 => serde_struct::read(map, &mut self.read_only),
+                4 => serde_struct::read(map, &mut self.volume_attributes),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }

@@ -69,8 +69,19 @@ const _: () = {
 
     impl<'de> serde_struct::ReadFields<'de> for DownwardAPIVolumeFile {
         const NAME: &'static str = "DownwardAPIVolumeFile";
-        const NAMES: &'static [&'static str] = &["mode", "path", "fieldRef", "resourceFieldRef"];
-        const REQUIRED: &'static [usize] = &[1];
+        const NAMES: &'static [&'static str] = &["fieldRef", "mode", "path", "resourceFieldRef"];
+        const REQUIRED: &'static [usize] = &[2];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "fieldRef" => Some(0),
+                "mode" => Some(1),
+                "path" => Some(2),
+                "resourceFieldRef" => Some(3),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -80,9 +91,9 @@ const _: () = {
             key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
             match field {
-                0 => serde_struct::read(map, &mut self.mode),
-                1 => serde_struct::read(map, &mut self.path),
-                2 => serde_struct::read_optional_struct(map, &mut self.field_ref),
+                0 => serde_struct::read_optional_struct(map, &mut self.field_ref),
+                1 => serde_struct::read(map, &mut self.mode),
+                2 => serde_struct::read(map, &mut self.path),
                 3 => serde_struct::read_optional_struct(map, &mut self.resource_field_ref),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }

@@ -56,8 +56,17 @@ const _: () = {
 
     impl<'de> serde_struct::ReadFields<'de> for DownwardAPIVolumeSource {
         const NAME: &'static str = "DownwardAPIVolumeSource";
-        const NAMES: &'static [&'static str] = &["items", "defaultMode"];
+        const NAMES: &'static [&'static str] = &["defaultMode", "items"];
         const REQUIRED: &'static [usize] = &[];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "defaultMode" => Some(0),
+                "items" => Some(1),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -67,8 +76,8 @@ const _: () = {
             key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
             match field {
-                0 => serde_struct::read_optional_struct_list(map, &mut self.items),
-                1 => serde_struct::read(map, &mut self.default_mode),
+                0 => serde_struct::read(map, &mut self.default_mode),
+                1 => serde_struct::read_optional_struct_list(map, &mut self.items),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }

@@ -65,8 +65,19 @@ const _: () = {
 
     impl<'de> serde_struct::ReadFields<'de> for EndpointAddress {
         const NAME: &'static str = "EndpointAddress";
-        const NAMES: &'static [&'static str] = &["ip", "hostname", "nodeName", "targetRef"];
-        const REQUIRED: &'static [usize] = &[0];
+        const NAMES: &'static [&'static str] = &["hostname", "ip", "nodeName", "targetRef"];
+        const REQUIRED: &'static [usize] = &[1];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "hostname" => Some(0),
+                "ip" => Some(1),
+                "nodeName" => Some(2),
+                "targetRef" => Some(3),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -76,8 +87,8 @@ const _: () = {
             key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
             match field {
-                0 => serde_struct::read(map, &mut self.ip),
-                1 => serde_struct::read(map, &mut self.hostname),
+                0 => serde_struct::read(map, &mut self.hostname),
+                1 => serde_struct::read(map, &mut self.ip),
                 2 => serde_struct::read(map, &mut self.node_name),
                 3 => serde_struct::read_optional_struct(map, &mut self.target_ref),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),

@@ -65,8 +65,19 @@ const _: () = {
 
     impl<'de> serde_struct::ReadFields<'de> for EndpointPort {
         const NAME: &'static str = "EndpointPort";
-        const NAMES: &'static [&'static str] = &["name", "port", "protocol", "appProtocol"];
-        const REQUIRED: &'static [usize] = &[1];
+        const NAMES: &'static [&'static str] = &["appProtocol", "name", "port", "protocol"];
+        const REQUIRED: &'static [usize] = &[2];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "appProtocol" => Some(0),
+                "name" => Some(1),
+                "port" => Some(2),
+                "protocol" => Some(3),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -76,10 +87,10 @@ const _: () = {
             key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
             match field {
-                0 => serde_struct::read(map, &mut self.name),
-                1 => serde_struct::read(map, &mut self.port),
-                2 => serde_struct::read(map, &mut self.protocol),
-                3 => serde_struct::read(map, &mut self.app_protocol),
+                0 => serde_struct::read(map, &mut self.app_protocol),
+                1 => serde_struct::read(map, &mut self.name),
+                2 => serde_struct::read(map, &mut self.port),
+                3 => serde_struct::read(map, &mut self.protocol),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }

@@ -65,8 +65,18 @@ const _: () = {
 
     impl<'de> serde_struct::ReadFields<'de> for EndpointSubset {
         const NAME: &'static str = "EndpointSubset";
-        const NAMES: &'static [&'static str] = &["ports", "addresses", "notReadyAddresses"];
+        const NAMES: &'static [&'static str] = &["addresses", "notReadyAddresses", "ports"];
         const REQUIRED: &'static [usize] = &[];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "addresses" => Some(0),
+                "notReadyAddresses" => Some(1),
+                "ports" => Some(2),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -76,9 +86,9 @@ const _: () = {
             key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
             match field {
-                0 => serde_struct::read_optional_struct_list(map, &mut self.ports),
-                1 => serde_struct::read_optional_struct_list(map, &mut self.addresses),
-                2 => serde_struct::read_optional_struct_list(map, &mut self.not_ready_addresses),
+                0 => serde_struct::read_optional_struct_list(map, &mut self.addresses),
+                1 => serde_struct::read_optional_struct_list(map, &mut self.not_ready_addresses),
+                2 => serde_struct::read_optional_struct_list(map, &mut self.ports),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }

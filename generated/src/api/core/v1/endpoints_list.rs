@@ -74,8 +74,19 @@ const _: () = {
 
     impl<'de> serde_struct::ReadFields<'de> for EndpointsList {
         const NAME: &'static str = "EndpointsList";
-        const NAMES: &'static [&'static str] = &["kind", "items", "metadata", "apiVersion"];
+        const NAMES: &'static [&'static str] = &["apiVersion", "items", "kind", "metadata"];
         const REQUIRED: &'static [usize] = &[1];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "apiVersion" => Some(0),
+                "items" => Some(1),
+                "kind" => Some(2),
+                "metadata" => Some(3),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -85,10 +96,10 @@ const _: () = {
             key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
             match field {
-                0 => serde_struct::read(map, &mut self.kind),
+                0 => serde_struct::read(map, &mut self.api_version),
                 1 => serde_struct::read_struct_list(map, &mut self.items),
-                2 => serde_struct::read_optional_struct(map, &mut self.metadata),
-                3 => serde_struct::read(map, &mut self.api_version),
+                2 => serde_struct::read(map, &mut self.kind),
+                3 => serde_struct::read_optional_struct(map, &mut self.metadata),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }

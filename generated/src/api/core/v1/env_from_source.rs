@@ -61,8 +61,18 @@ const _: () = {
 
     impl<'de> serde_struct::ReadFields<'de> for EnvFromSource {
         const NAME: &'static str = "EnvFromSource";
-        const NAMES: &'static [&'static str] = &["prefix", "secretRef", "configMapRef"];
+        const NAMES: &'static [&'static str] = &["configMapRef", "prefix", "secretRef"];
         const REQUIRED: &'static [usize] = &[];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "configMapRef" => Some(0),
+                "prefix" => Some(1),
+                "secretRef" => Some(2),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -72,9 +82,9 @@ const _: () = {
             key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
             match field {
-                0 => serde_struct::read(map, &mut self.prefix),
-                1 => serde_struct::read_optional_struct(map, &mut self.secret_ref),
-                2 => serde_struct::read_optional_struct(map, &mut self.config_map_ref),
+                0 => serde_struct::read_optional_struct(map, &mut self.config_map_ref),
+                1 => serde_struct::read(map, &mut self.prefix),
+                2 => serde_struct::read_optional_struct(map, &mut self.secret_ref),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }

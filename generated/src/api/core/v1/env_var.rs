@@ -63,6 +63,16 @@ const _: () = {
         const NAMES: &'static [&'static str] = &["name", "value", "valueFrom"];
         const REQUIRED: &'static [usize] = &[0];
 
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "name" => Some(0),
+                "value" => Some(1),
+                "valueFrom" => Some(2),
+                _ => None,
+            }
+        }
+
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,

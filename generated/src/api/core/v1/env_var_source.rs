@@ -80,13 +80,25 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for EnvVarSource {
         const NAME: &'static str = "EnvVarSource";
         const NAMES: &'static [&'static str] = &[
+            "configMapKeyRef",
             "fieldRef",
             "fileKeyRef",
-            "secretKeyRef",
-            "configMapKeyRef",
             "resourceFieldRef",
+            "secretKeyRef",
         ];
         const REQUIRED: &'static [usize] = &[];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "configMapKeyRef" => Some(0),
+                "fieldRef" => Some(1),
+                "fileKeyRef" => Some(2),
+                "resourceFieldRef" => Some(3),
+                "secretKeyRef" => Some(4),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -96,11 +108,11 @@ const _: () = {
             key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
             match field {
-                0 => serde_struct::read_optional_struct(map, &mut self.field_ref),
-                1 => serde_struct::read_optional_struct(map, &mut self.file_key_ref),
-                2 => serde_struct::read_optional_struct(map, &mut self.secret_key_ref),
-                3 => serde_struct::read_optional_struct(map, &mut self.config_map_key_ref),
-                4 => serde_struct::read_optional_struct(map, &mut self.resource_field_ref),
+                0 => serde_struct::read_optional_struct(map, &mut self.config_map_key_ref),
+                1 => serde_struct::read_optional_struct(map, &mut self.field_ref),
+                2 => serde_struct::read_optional_struct(map, &mut self.file_key_ref),
+                3 => serde_struct::read_optional_struct(map, &mut self.resource_field_ref),
+                4 => serde_struct::read_optional_struct(map, &mut self.secret_key_ref),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }

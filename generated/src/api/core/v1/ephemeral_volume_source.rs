@@ -60,6 +60,14 @@ const _: () = {
         const NAMES: &'static [&'static str] = &["volumeClaimTemplate"];
         const REQUIRED: &'static [usize] = &[];
 
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "volumeClaimTemplate" => Some(0),
+                _ => None,
+            }
+        }
+
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,

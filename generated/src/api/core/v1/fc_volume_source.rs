@@ -72,13 +72,25 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for FCVolumeSource {
         const NAME: &'static str = "FCVolumeSource";
         const NAMES: &'static [&'static str] = &[
-            "lun",
-            "wwids",
             "fsType",
+            "lun",
             "readOnly",
             "targetWWNs",
+            "wwids",
         ];
         const REQUIRED: &'static [usize] = &[];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "fsType" => Some(0),
+                "lun" => Some(1),
+                "readOnly" => Some(2),
+                "targetWWNs" => Some(3),
+                "wwids" => Some(4),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -88,11 +100,11 @@ const _: () = {
             key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
             match field {
-                0 => serde_struct::read(map, &mut self.lun),
-                1 => serde_struct::read(map, &mut self.wwids),
-                2 => serde_struct::read(map, &mut self.fs_type),
-                3 => serde_struct::read(map, &mut self.read_only),
-                4 => serde_struct::read(map, &mut self.target_wwns),
+                0 => serde_struct::read(map, &mut self.fs_type),
+                1 => serde_struct::read(map, &mut self.lun),
+                2 => serde_struct::read(map, &mut self.read_only),
+                3 => serde_struct::read(map, &mut self.target_wwns),
+                4 => serde_struct::read(map, &mut self.wwids),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }

@@ -61,8 +61,19 @@ const _: () = {
 
     impl<'de> serde_struct::ReadFields<'de> for FileKeySelector {
         const NAME: &'static str = "FileKeySelector";
-        const NAMES: &'static [&'static str] = &["key", "path", "optional", "volumeName"];
-        const REQUIRED: &'static [usize] = &[0, 1, 3];
+        const NAMES: &'static [&'static str] = &["key", "optional", "path", "volumeName"];
+        const REQUIRED: &'static [usize] = &[0, 2, 3];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "key" => Some(0),
+                "optional" => Some(1),
+                "path" => Some(2),
+                "volumeName" => Some(3),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -73,8 +84,8 @@ const _: () = {
         ) -> Result<(), A::Error> {
             match field {
                 0 => serde_struct::read(map, &mut self.key),
-                1 => serde_struct::read(map, &mut self.path),
-                2 => serde_struct::read(map, &mut self.optional),
+                1 => serde_struct::read(map, &mut self.optional),
+                2 => serde_struct::read(map, &mut self.path),
                 3 => serde_struct::read(map, &mut self.volume_name),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }

@@ -79,6 +79,18 @@ const _: () = {
         ];
         const REQUIRED: &'static [usize] = &[0];
 
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "driver" => Some(0),
+                "fsType" => Some(1),
+                "options" => Some(2),
+                "readOnly" => Some(3),
+                "secretRef" => Some(4),
+                _ => None,
+            }
+        }
+
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,

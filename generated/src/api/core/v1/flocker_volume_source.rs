@@ -59,6 +59,15 @@ const _: () = {
         const NAMES: &'static [&'static str] = &["datasetName", "datasetUUID"];
         const REQUIRED: &'static [usize] = &[];
 
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "datasetName" => Some(0),
+                "datasetUUID" => Some(1),
+                _ => None,
+            }
+        }
+
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,

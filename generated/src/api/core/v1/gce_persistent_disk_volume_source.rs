@@ -65,8 +65,19 @@ const _: () = {
 
     impl<'de> serde_struct::ReadFields<'de> for GCEPersistentDiskVolumeSource {
         const NAME: &'static str = "GCEPersistentDiskVolumeSource";
-        const NAMES: &'static [&'static str] = &["fsType", "pdName", "readOnly", "partition"];
-        const REQUIRED: &'static [usize] = &[1];
+        const NAMES: &'static [&'static str] = &["fsType", "partition", "pdName", "readOnly"];
+        const REQUIRED: &'static [usize] = &[2];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "fsType" => Some(0),
+                "partition" => Some(1),
+                "pdName" => Some(2),
+                "readOnly" => Some(3),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -77,9 +88,9 @@ const _: () = {
         ) -> Result<(), A::Error> {
             match field {
                 0 => serde_struct::read(map, &mut self.fs_type),
-                1 => serde_struct::read(map, &mut self.pd_name),
-                2 => serde_struct::read(map, &mut self.read_only),
-                3 => serde_struct::read(map, &mut self.partition),
+                1 => serde_struct::read(map, &mut self.partition),
+                2 => serde_struct::read(map, &mut self.pd_name),
+                3 => serde_struct::read(map, &mut self.read_only),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }

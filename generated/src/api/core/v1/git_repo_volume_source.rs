@@ -60,8 +60,18 @@ const _: () = {
 
     impl<'de> serde_struct::ReadFields<'de> for GitRepoVolumeSource {
         const NAME: &'static str = "GitRepoVolumeSource";
-        const NAMES: &'static [&'static str] = &["revision", "directory", "repository"];
-        const REQUIRED: &'static [usize] = &[2];
+        const NAMES: &'static [&'static str] = &["directory", "repository", "revision"];
+        const REQUIRED: &'static [usize] = &[1];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "directory" => Some(0),
+                "repository" => Some(1),
+                "revision" => Some(2),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -71,9 +81,9 @@ const _: () = {
             key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
             match field {
-                0 => serde_struct::read(map, &mut self.revision),
-                1 => serde_struct::read(map, &mut self.directory),
-                2 => serde_struct::read(map, &mut self.repository),
+                0 => serde_struct::read(map, &mut self.directory),
+                1 => serde_struct::read(map, &mut self.repository),
+                2 => serde_struct::read(map, &mut self.revision),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }

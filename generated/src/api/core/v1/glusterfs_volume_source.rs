@@ -57,8 +57,18 @@ const _: () = {
 
     impl<'de> serde_struct::ReadFields<'de> for GlusterfsVolumeSource {
         const NAME: &'static str = "GlusterfsVolumeSource";
-        const NAMES: &'static [&'static str] = &["path", "readOnly", "endpoints"];
-        const REQUIRED: &'static [usize] = &[2, 0];
+        const NAMES: &'static [&'static str] = &["endpoints", "path", "readOnly"];
+        const REQUIRED: &'static [usize] = &[0, 1];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "endpoints" => Some(0),
+                "path" => Some(1),
+                "readOnly" => Some(2),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -68,9 +78,9 @@ const _: () = {
             key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
             match field {
-                0 => serde_struct::read(map, &mut self.path),
-                1 => serde_struct::read(map, &mut self.read_only),
-                2 => serde_struct::read(map, &mut self.endpoints),
+                0 => serde_struct::read(map, &mut self.endpoints),
+                1 => serde_struct::read(map, &mut self.path),
+                2 => serde_struct::read(map, &mut self.read_only),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }

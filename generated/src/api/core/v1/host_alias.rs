@@ -53,8 +53,17 @@ const _: () = {
 
     impl<'de> serde_struct::ReadFields<'de> for HostAlias {
         const NAME: &'static str = "HostAlias";
-        const NAMES: &'static [&'static str] = &["ip", "hostnames"];
-        const REQUIRED: &'static [usize] = &[0];
+        const NAMES: &'static [&'static str] = &["hostnames", "ip"];
+        const REQUIRED: &'static [usize] = &[1];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "hostnames" => Some(0),
+                "ip" => Some(1),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -64,8 +73,8 @@ const _: () = {
             key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
             match field {
-                0 => serde_struct::read(map, &mut self.ip),
-                1 => serde_struct::read(map, &mut self.hostnames),
+                0 => serde_struct::read(map, &mut self.hostnames),
+                1 => serde_struct::read(map, &mut self.ip),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }

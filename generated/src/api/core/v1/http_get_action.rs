@@ -70,8 +70,20 @@ const _: () = {
 
     impl<'de> serde_struct::ReadFields<'de> for HTTPGetAction {
         const NAME: &'static str = "HTTPGetAction";
-        const NAMES: &'static [&'static str] = &["host", "path", "port", "scheme", "httpHeaders"];
-        const REQUIRED: &'static [usize] = &[2];
+        const NAMES: &'static [&'static str] = &["host", "httpHeaders", "path", "port", "scheme"];
+        const REQUIRED: &'static [usize] = &[3];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "host" => Some(0),
+                "httpHeaders" => Some(1),
+                "path" => Some(2),
+                "port" => Some(3),
+                "scheme" => Some(4),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -82,10 +94,10 @@ const _: () = {
         ) -> Result<(), A::Error> {
             match field {
                 0 => serde_struct::read(map, &mut self.host),
-                1 => serde_struct::read(map, &mut self.path),
-                2 => serde_struct::read(map, &mut self.port),
-                3 => serde_struct::read(map, &mut self.scheme),
-                4 => serde_struct::read_optional_struct_list(map, &mut self.http_headers),
+                1 => serde_struct::read_optional_struct_list(map, &mut self.http_headers),
+                2 => serde_struct::read(map, &mut self.path),
+                3 => serde_struct::read(map, &mut self.port),
+                4 => serde_struct::read(map, &mut self.scheme),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }

@@ -56,8 +56,17 @@ const _: () = {
 
     impl<'de> serde_struct::ReadFields<'de> for ImageVolumeSource {
         const NAME: &'static str = "ImageVolumeSource";
-        const NAMES: &'static [&'static str] = &["reference", "pullPolicy"];
+        const NAMES: &'static [&'static str] = &["pullPolicy", "reference"];
         const REQUIRED: &'static [usize] = &[];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "pullPolicy" => Some(0),
+                "reference" => Some(1),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -67,8 +76,8 @@ const _: () = {
             key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
             match field {
-                0 => serde_struct::read(map, &mut self.reference),
-                1 => serde_struct::read(map, &mut self.pull_policy),
+                0 => serde_struct::read(map, &mut self.pull_policy),
+                1 => serde_struct::read(map, &mut self.reference),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }

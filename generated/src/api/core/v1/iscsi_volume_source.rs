@@ -107,19 +107,37 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for ISCSIVolumeSource {
         const NAME: &'static str = "ISCSIVolumeSource";
         const NAMES: &'static [&'static str] = &[
-            "iqn",
-            "lun",
+            "chapAuthDiscovery",
+            "chapAuthSession",
             "fsType",
+            "initiatorName",
+            "iqn",
+            "iscsiInterface",
+            "lun",
             "portals",
             "readOnly",
             "secretRef",
             "targetPortal",
-            "initiatorName",
-            "iscsiInterface",
-            "chapAuthSession",
-            "chapAuthDiscovery",
         ];
-        const REQUIRED: &'static [usize] = &[0, 1, 6];
+        const REQUIRED: &'static [usize] = &[4, 6, 10];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "chapAuthDiscovery" => Some(0),
+                "chapAuthSession" => Some(1),
+                "fsType" => Some(2),
+                "initiatorName" => Some(3),
+                "iqn" => Some(4),
+                "iscsiInterface" => Some(5),
+                "lun" => Some(6),
+                "portals" => Some(7),
+                "readOnly" => Some(8),
+                "secretRef" => Some(9),
+                "targetPortal" => Some(10),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -129,17 +147,17 @@ const _: () = {
             key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
             match field {
-                0 => serde_struct::read(map, &mut self.iqn),
-                1 => serde_struct::read(map, &mut self.lun),
+                0 => serde_struct::read(map, &mut self.chap_auth_discovery),
+                1 => serde_struct::read(map, &mut self.chap_auth_session),
                 2 => serde_struct::read(map, &mut self.fs_type),
-                3 => serde_struct::read(map, &mut self.portals),
-                4 => serde_struct::read(map, &mut self.read_only),
-                5 => serde_struct::read_optional_struct(map, &mut self.secret_ref),
-                6 => serde_struct::read(map, &mut self.target_portal),
-                7 => serde_struct::read(map, &mut self.initiator_name),
-                8 => serde_struct::read(map, &mut self.iscsi_interface),
-                9 => serde_struct::read(map, &mut self.chap_auth_session),
-                10 => serde_struct::read(map, &mut self.chap_auth_discovery),
+                3 => serde_struct::read(map, &mut self.initiator_name),
+                4 => serde_struct::read(map, &mut self.iqn),
+                5 => serde_struct::read(map, &mut self.iscsi_interface),
+                6 => serde_struct::read(map, &mut self.lun),
+                7 => serde_struct::read(map, &mut self.portals),
+                8 => serde_struct::read(map, &mut self.read_only),
+                9 => serde_struct::read_optional_struct(map, &mut self.secret_ref),
+                10 => serde_struct::read(map, &mut self.target_portal),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }

@@ -60,6 +60,16 @@ const _: () = {
         const NAMES: &'static [&'static str] = &["key", "mode", "path"];
         const REQUIRED: &'static [usize] = &[0, 2];
 
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "key" => Some(0),
+                "mode" => Some(1),
+                "path" => Some(2),
+                _ => None,
+            }
+        }
+
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,

@@ -61,8 +61,18 @@ const _: () = {
 
     impl<'de> serde_struct::ReadFields<'de> for Lifecycle {
         const NAME: &'static str = "Lifecycle";
-        const NAMES: &'static [&'static str] = &["preStop", "postStart", "stopSignal"];
+        const NAMES: &'static [&'static str] = &["postStart", "preStop", "stopSignal"];
         const REQUIRED: &'static [usize] = &[];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "postStart" => Some(0),
+                "preStop" => Some(1),
+                "stopSignal" => Some(2),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -72,8 +82,8 @@ const _: () = {
             key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
             match field {
-                0 => serde_struct::read_optional_struct(map, &mut self.pre_stop),
-                1 => serde_struct::read_optional_struct(map, &mut self.post_start),
+                0 => serde_struct::read_optional_struct(map, &mut self.post_start),
+                1 => serde_struct::read_optional_struct(map, &mut self.pre_stop),
                 2 => serde_struct::read(map, &mut self.stop_signal),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }

@@ -66,8 +66,19 @@ const _: () = {
 
     impl<'de> serde_struct::ReadFields<'de> for LifecycleHandler {
         const NAME: &'static str = "LifecycleHandler";
-        const NAMES: &'static [&'static str] = &["exec", "sleep", "httpGet", "tcpSocket"];
+        const NAMES: &'static [&'static str] = &["exec", "httpGet", "sleep", "tcpSocket"];
         const REQUIRED: &'static [usize] = &[];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "exec" => Some(0),
+                "httpGet" => Some(1),
+                "sleep" => Some(2),
+                "tcpSocket" => Some(3),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -78,8 +89,8 @@ const _: () = {
         ) -> Result<(), A::Error> {
             match field {
                 0 => serde_struct::read_optional_struct(map, &mut self.exec),
-                1 => serde_struct::read_optional_struct(map, &mut self.sleep),
-                2 => serde_struct::read_optional_struct(map, &mut self.http_get),
+                1 => serde_struct::read_optional_struct(map, &mut self.http_get),
+                2 => serde_struct::read_optional_struct(map, &mut self.sleep),
                 3 => serde_struct::read_optional_struct(map, &mut self.tcp_socket),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }

@@ -63,8 +63,18 @@ const _: () = {
 
     impl<'de> serde_struct::ReadFields<'de> for LinuxContainerUser {
         const NAME: &'static str = "LinuxContainerUser";
-        const NAMES: &'static [&'static str] = &["gid", "uid", "supplementalGroups"];
-        const REQUIRED: &'static [usize] = &[0, 1];
+        const NAMES: &'static [&'static str] = &["gid", "supplementalGroups", "uid"];
+        const REQUIRED: &'static [usize] = &[0, 2];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "gid" => Some(0),
+                "supplementalGroups" => Some(1),
+                "uid" => Some(2),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -75,8 +85,8 @@ const _: () = {
         ) -> Result<(), A::Error> {
             match field {
                 0 => serde_struct::read(map, &mut self.gid),
-                1 => serde_struct::read(map, &mut self.uid),
-                2 => serde_struct::read(map, &mut self.supplemental_groups),
+                1 => serde_struct::read(map, &mut self.supplemental_groups),
+                2 => serde_struct::read(map, &mut self.uid),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }

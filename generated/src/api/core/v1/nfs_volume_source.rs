@@ -57,8 +57,18 @@ const _: () = {
 
     impl<'de> serde_struct::ReadFields<'de> for NFSVolumeSource {
         const NAME: &'static str = "NFSVolumeSource";
-        const NAMES: &'static [&'static str] = &["path", "server", "readOnly"];
-        const REQUIRED: &'static [usize] = &[0, 1];
+        const NAMES: &'static [&'static str] = &["path", "readOnly", "server"];
+        const REQUIRED: &'static [usize] = &[0, 2];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "path" => Some(0),
+                "readOnly" => Some(1),
+                "server" => Some(2),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -69,8 +79,8 @@ const _: () = {
         ) -> Result<(), A::Error> {
             match field {
                 0 => serde_struct::read(map, &mut self.path),
-                1 => serde_struct::read(map, &mut self.server),
-                2 => serde_struct::read(map, &mut self.read_only),
+                1 => serde_struct::read(map, &mut self.read_only),
+                2 => serde_struct::read(map, &mut self.server),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }

@@ -69,10 +69,19 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for NodeAffinity {
         const NAME: &'static str = "NodeAffinity";
         const NAMES: &'static [&'static str] = &[
-            "requiredDuringSchedulingIgnoredDuringExecution",
             "preferredDuringSchedulingIgnoredDuringExecution",
+            "requiredDuringSchedulingIgnoredDuringExecution",
         ];
         const REQUIRED: &'static [usize] = &[];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "preferredDuringSchedulingIgnoredDuringExecution" => Some(0),
+                "requiredDuringSchedulingIgnoredDuringExecution" => Some(1),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -83,15 +92,15 @@ const _: () = {
         ) -> Result<(), A::Error> {
             match field {
                 0 => {
-                    serde_struct::read_optional_struct(
-                        map,
-                        &mut self.required_during_scheduling_ignored_during_execution,
-                    )
-                }
-                1 => {
                     serde_struct::read_optional_struct_list(
                         map,
                         &mut self.preferred_during_scheduling_ignored_during_execution,
+                    )
+                }
+                1 => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.required_during_scheduling_ignored_during_execution,
                     )
                 }
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),

@@ -60,8 +60,17 @@ const _: () = {
 
     impl<'de> serde_struct::ReadFields<'de> for NodeSelectorTerm {
         const NAME: &'static str = "NodeSelectorTerm";
-        const NAMES: &'static [&'static str] = &["matchFields", "matchExpressions"];
+        const NAMES: &'static [&'static str] = &["matchExpressions", "matchFields"];
         const REQUIRED: &'static [usize] = &[];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "matchExpressions" => Some(0),
+                "matchFields" => Some(1),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -71,8 +80,8 @@ const _: () = {
             key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
             match field {
-                0 => serde_struct::read_optional_struct_list(map, &mut self.match_fields),
-                1 => serde_struct::read_optional_struct_list(map, &mut self.match_expressions),
+                0 => serde_struct::read_optional_struct_list(map, &mut self.match_expressions),
+                1 => serde_struct::read_optional_struct_list(map, &mut self.match_fields),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }

@@ -53,8 +53,17 @@ const _: () = {
 
     impl<'de> serde_struct::ReadFields<'de> for ObjectFieldSelector {
         const NAME: &'static str = "ObjectFieldSelector";
-        const NAMES: &'static [&'static str] = &["fieldPath", "apiVersion"];
-        const REQUIRED: &'static [usize] = &[0];
+        const NAMES: &'static [&'static str] = &["apiVersion", "fieldPath"];
+        const REQUIRED: &'static [usize] = &[1];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "apiVersion" => Some(0),
+                "fieldPath" => Some(1),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -64,8 +73,8 @@ const _: () = {
             key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
             match field {
-                0 => serde_struct::read(map, &mut self.field_path),
-                1 => serde_struct::read(map, &mut self.api_version),
+                0 => serde_struct::read(map, &mut self.api_version),
+                1 => serde_struct::read(map, &mut self.field_path),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }

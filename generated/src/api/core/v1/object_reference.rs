@@ -86,15 +86,29 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for ObjectReference {
         const NAME: &'static str = "ObjectReference";
         const NAMES: &'static [&'static str] = &[
-            "uid",
+            "apiVersion",
+            "fieldPath",
             "kind",
             "name",
-            "fieldPath",
             "namespace",
-            "apiVersion",
             "resourceVersion",
+            "uid",
         ];
         const REQUIRED: &'static [usize] = &[];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "apiVersion" => Some(0),
+                "fieldPath" => Some(1),
+                "kind" => Some(2),
+                "name" => Some(3),
+                "namespace" => Some(4),
+                "resourceVersion" => Some(5),
+                "uid" => Some(6),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -104,13 +118,13 @@ const _: () = {
             key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
             match field {
-                0 => serde_struct::read(map, &mut self.uid),
-                1 => serde_struct::read(map, &mut self.kind),
-                2 => serde_struct::read(map, &mut self.name),
-                3 => serde_struct::read(map, &mut self.field_path),
+                0 => serde_struct::read(map, &mut self.api_version),
+                1 => serde_struct::read(map, &mut self.field_path),
+                2 => serde_struct::read(map, &mut self.kind),
+                3 => serde_struct::read(map, &mut self.name),
                 4 => serde_struct::read(map, &mut self.namespace),
-                5 => serde_struct::read(map, &mut self.api_version),
-                6 => serde_struct::read(map, &mut self.resource_version),
+                5 => serde_struct::read(map, &mut self.resource_version),
+                6 => serde_struct::read(map, &mut self.uid),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }

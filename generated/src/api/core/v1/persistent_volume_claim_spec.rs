@@ -102,17 +102,33 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for PersistentVolumeClaimSpec {
         const NAME: &'static str = "PersistentVolumeClaimSpec";
         const NAMES: &'static [&'static str] = &[
-            "selector",
-            "resources",
-            "dataSource",
-            "volumeMode",
-            "volumeName",
             "accessModes",
+            "dataSource",
             "dataSourceRef",
+            "resources",
+            "selector",
             "storageClassName",
             "volumeAttributesClassName",
+            "volumeMode",
+            "volumeName",
         ];
         const REQUIRED: &'static [usize] = &[];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "accessModes" => Some(0),
+                "dataSource" => Some(1),
+                "dataSourceRef" => Some(2),
+                "resources" => Some(3),
+                "selector" => Some(4),
+                "storageClassName" => Some(5),
+                "volumeAttributesClassName" => Some(6),
+                "volumeMode" => Some(7),
+                "volumeName" => Some(8),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -122,15 +138,15 @@ const _: () = {
             key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
             match field {
-                0 => serde_struct::read_optional_struct(map, &mut self.selector),
-                1 => serde_struct::read_optional_struct(map, &mut self.resources),
-                2 => serde_struct::read_optional_struct(map, &mut self.data_source),
-                3 => serde_struct::read(map, &mut self.volume_mode),
-                4 => serde_struct::read(map, &mut self.volume_name),
-                5 => serde_struct::read(map, &mut self.access_modes),
-                6 => serde_struct::read_optional_struct(map, &mut self.data_source_ref),
-                7 => serde_struct::read(map, &mut self.storage_class_name),
-                8 => serde_struct::read(map, &mut self.volume_attributes_class_name),
+                0 => serde_struct::read(map, &mut self.access_modes),
+                1 => serde_struct::read_optional_struct(map, &mut self.data_source),
+                2 => serde_struct::read_optional_struct(map, &mut self.data_source_ref),
+                3 => serde_struct::read_optional_struct(map, &mut self.resources),
+                4 => serde_struct::read_optional_struct(map, &mut self.selector),
+                5 => serde_struct::read(map, &mut self.storage_class_name),
+                6 => serde_struct::read(map, &mut self.volume_attributes_class_name),
+                7 => serde_struct::read(map, &mut self.volume_mode),
+                8 => serde_struct::read(map, &mut self.volume_name),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }

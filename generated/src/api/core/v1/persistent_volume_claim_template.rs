@@ -55,8 +55,17 @@ const _: () = {
 
     impl<'de> serde_struct::ReadFields<'de> for PersistentVolumeClaimTemplate {
         const NAME: &'static str = "PersistentVolumeClaimTemplate";
-        const NAMES: &'static [&'static str] = &["spec", "metadata"];
-        const REQUIRED: &'static [usize] = &[0];
+        const NAMES: &'static [&'static str] = &["metadata", "spec"];
+        const REQUIRED: &'static [usize] = &[1];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "metadata" => Some(0),
+                "spec" => Some(1),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -66,8 +75,8 @@ const _: () = {
             key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
             match field {
-                0 => serde_struct::read_struct(map, &mut self.spec),
-                1 => serde_struct::read_optional_struct(map, &mut self.metadata),
+                0 => serde_struct::read_optional_struct(map, &mut self.metadata),
+                1 => serde_struct::read_struct(map, &mut self.spec),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }

@@ -53,8 +53,17 @@ const _: () = {
 
     impl<'de> serde_struct::ReadFields<'de> for PersistentVolumeClaimVolumeSource {
         const NAME: &'static str = "PersistentVolumeClaimVolumeSource";
-        const NAMES: &'static [&'static str] = &["readOnly", "claimName"];
-        const REQUIRED: &'static [usize] = &[1];
+        const NAMES: &'static [&'static str] = &["claimName", "readOnly"];
+        const REQUIRED: &'static [usize] = &[0];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "claimName" => Some(0),
+                "readOnly" => Some(1),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -64,8 +73,8 @@ const _: () = {
             key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
             match field {
-                0 => serde_struct::read(map, &mut self.read_only),
-                1 => serde_struct::read(map, &mut self.claim_name),
+                0 => serde_struct::read(map, &mut self.claim_name),
+                1 => serde_struct::read(map, &mut self.read_only),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }

@@ -53,8 +53,17 @@ const _: () = {
 
     impl<'de> serde_struct::ReadFields<'de> for PhotonPersistentDiskVolumeSource {
         const NAME: &'static str = "PhotonPersistentDiskVolumeSource";
-        const NAMES: &'static [&'static str] = &["pdID", "fsType"];
-        const REQUIRED: &'static [usize] = &[0];
+        const NAMES: &'static [&'static str] = &["fsType", "pdID"];
+        const REQUIRED: &'static [usize] = &[1];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "fsType" => Some(0),
+                "pdID" => Some(1),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -64,8 +73,8 @@ const _: () = {
             key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
             match field {
-                0 => serde_struct::read(map, &mut self.pd_id),
-                1 => serde_struct::read(map, &mut self.fs_type),
+                0 => serde_struct::read(map, &mut self.fs_type),
+                1 => serde_struct::read(map, &mut self.pd_id),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }

@@ -88,14 +88,27 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for PodAffinityTerm {
         const NAME: &'static str = "PodAffinityTerm";
         const NAMES: &'static [&'static str] = &[
-            "namespaces",
-            "topologyKey",
             "labelSelector",
             "matchLabelKeys",
             "mismatchLabelKeys",
             "namespaceSelector",
+            "namespaces",
+            "topologyKey",
         ];
-        const REQUIRED: &'static [usize] = &[1];
+        const REQUIRED: &'static [usize] = &[5];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "labelSelector" => Some(0),
+                "matchLabelKeys" => Some(1),
+                "mismatchLabelKeys" => Some(2),
+                "namespaceSelector" => Some(3),
+                "namespaces" => Some(4),
+                "topologyKey" => Some(5),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -105,12 +118,12 @@ const _: () = {
             key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
             match field {
-                0 => serde_struct::read(map, &mut self.namespaces),
-                1 => serde_struct::read(map, &mut self.topology_key),
-                2 => serde_struct::read_optional_struct(map, &mut self.label_selector),
-                3 => serde_struct::read(map, &mut self.match_label_keys),
-                4 => serde_struct::read(map, &mut self.mismatch_label_keys),
-                5 => serde_struct::read_optional_struct(map, &mut self.namespace_selector),
+                0 => serde_struct::read_optional_struct(map, &mut self.label_selector),
+                1 => serde_struct::read(map, &mut self.match_label_keys),
+                2 => serde_struct::read(map, &mut self.mismatch_label_keys),
+                3 => serde_struct::read_optional_struct(map, &mut self.namespace_selector),
+                4 => serde_struct::read(map, &mut self.namespaces),
+                5 => serde_struct::read(map, &mut self.topology_key),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }

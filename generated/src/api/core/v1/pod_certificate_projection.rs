@@ -96,15 +96,29 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for PodCertificateProjection {
         const NAME: &'static str = "PodCertificateProjection";
         const NAMES: &'static [&'static str] = &[
-            "keyPath",
-            "keyType",
-            "signerName",
-            "userAnnotations",
             "certificateChainPath",
             "credentialBundlePath",
+            "keyPath",
+            "keyType",
             "maxExpirationSeconds",
+            "signerName",
+            "userAnnotations",
         ];
-        const REQUIRED: &'static [usize] = &[1, 2];
+        const REQUIRED: &'static [usize] = &[3, 5];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "certificateChainPath" => Some(0),
+                "credentialBundlePath" => Some(1),
+                "keyPath" => Some(2),
+                "keyType" => Some(3),
+                "maxExpirationSeconds" => Some(4),
+                "signerName" => Some(5),
+                "userAnnotations" => Some(6),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -114,13 +128,13 @@ const _: () = {
             key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
             match field {
-                0 => serde_struct::read(map, &mut self.key_path),
-                1 => serde_struct::read(map, &mut self.key_type),
-                2 => serde_struct::read(map, &mut self.signer_name),
-                3 => serde_struct::read(map, &mut self.user_annotations),
-                4 => serde_struct::read(map, &mut self.certificate_chain_path),
-                5 => serde_struct::read(map, &mut self.credential_bundle_path),
-                6 => serde_struct::read(map, &mut self.max_expiration_seconds),
+                0 => serde_struct::read(map, &mut self.certificate_chain_path),
+                1 => serde_struct::read(map, &mut self.credential_bundle_path),
+                2 => serde_struct::read(map, &mut self.key_path),
+                3 => serde_struct::read(map, &mut self.key_type),
+                4 => serde_struct::read(map, &mut self.max_expiration_seconds),
+                5 => serde_struct::read(map, &mut self.signer_name),
+                6 => serde_struct::read(map, &mut self.user_annotations),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }

@@ -92,15 +92,29 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for PodCondition {
         const NAME: &'static str = "PodCondition";
         const NAMES: &'static [&'static str] = &[
-            "type",
-            "reason",
-            "status",
-            "message",
             "lastProbeTime",
             "lastTransitionTime",
+            "message",
             "observedGeneration",
+            "reason",
+            "status",
+            "type",
         ];
-        const REQUIRED: &'static [usize] = &[2, 0];
+        const REQUIRED: &'static [usize] = &[5, 6];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "lastProbeTime" => Some(0),
+                "lastTransitionTime" => Some(1),
+                "message" => Some(2),
+                "observedGeneration" => Some(3),
+                "reason" => Some(4),
+                "status" => Some(5),
+                "type" => Some(6),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -110,13 +124,13 @@ const _: () = {
             key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
             match field {
-                0 => serde_struct::read(map, &mut self.type_),
-                1 => serde_struct::read(map, &mut self.reason),
-                2 => serde_struct::read(map, &mut self.status),
-                3 => serde_struct::read(map, &mut self.message),
-                4 => serde_struct::read(map, &mut self.last_probe_time),
-                5 => serde_struct::read(map, &mut self.last_transition_time),
-                6 => serde_struct::read(map, &mut self.observed_generation),
+                0 => serde_struct::read(map, &mut self.last_probe_time),
+                1 => serde_struct::read(map, &mut self.last_transition_time),
+                2 => serde_struct::read(map, &mut self.message),
+                3 => serde_struct::read(map, &mut self.observed_generation),
+                4 => serde_struct::read(map, &mut self.reason),
+                5 => serde_struct::read(map, &mut self.status),
+                6 => serde_struct::read(map, &mut self.type_),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }

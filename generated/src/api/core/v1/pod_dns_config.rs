@@ -61,8 +61,18 @@ const _: () = {
 
     impl<'de> serde_struct::ReadFields<'de> for PodDNSConfig {
         const NAME: &'static str = "PodDNSConfig";
-        const NAMES: &'static [&'static str] = &["options", "searches", "nameservers"];
+        const NAMES: &'static [&'static str] = &["nameservers", "options", "searches"];
         const REQUIRED: &'static [usize] = &[];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "nameservers" => Some(0),
+                "options" => Some(1),
+                "searches" => Some(2),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -72,9 +82,9 @@ const _: () = {
             key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
             match field {
-                0 => serde_struct::read_optional_struct_list(map, &mut self.options),
-                1 => serde_struct::read(map, &mut self.searches),
-                2 => serde_struct::read(map, &mut self.nameservers),
+                0 => serde_struct::read(map, &mut self.nameservers),
+                1 => serde_struct::read_optional_struct_list(map, &mut self.options),
+                2 => serde_struct::read(map, &mut self.searches),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }

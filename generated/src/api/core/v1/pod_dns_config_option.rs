@@ -59,6 +59,15 @@ const _: () = {
         const NAMES: &'static [&'static str] = &["name", "value"];
         const REQUIRED: &'static [usize] = &[];
 
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "name" => Some(0),
+                "value" => Some(1),
+                _ => None,
+            }
+        }
+
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,

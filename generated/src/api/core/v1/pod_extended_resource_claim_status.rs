@@ -56,6 +56,15 @@ const _: () = {
         const NAMES: &'static [&'static str] = &["requestMappings", "resourceClaimName"];
         const REQUIRED: &'static [usize] = &[0, 1];
 
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "requestMappings" => Some(0),
+                "resourceClaimName" => Some(1),
+                _ => None,
+            }
+        }
+
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,

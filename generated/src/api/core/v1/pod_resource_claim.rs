@@ -75,6 +75,16 @@ const _: () = {
         ];
         const REQUIRED: &'static [usize] = &[0];
 
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "name" => Some(0),
+                "resourceClaimName" => Some(1),
+                "resourceClaimTemplateName" => Some(2),
+                _ => None,
+            }
+        }
+
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,

@@ -132,21 +132,41 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for PodSecurityContext {
         const NAME: &'static str = "PodSecurityContext";
         const NAMES: &'static [&'static str] = &[
+            "appArmorProfile",
             "fsGroup",
-            "sysctls",
-            "runAsUser",
+            "fsGroupChangePolicy",
             "runAsGroup",
             "runAsNonRoot",
+            "runAsUser",
+            "seLinuxChangePolicy",
             "seLinuxOptions",
             "seccompProfile",
-            "windowsOptions",
-            "appArmorProfile",
             "supplementalGroups",
-            "fsGroupChangePolicy",
-            "seLinuxChangePolicy",
             "supplementalGroupsPolicy",
+            "sysctls",
+            "windowsOptions",
         ];
         const REQUIRED: &'static [usize] = &[];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "appArmorProfile" => Some(0),
+                "fsGroup" => Some(1),
+                "fsGroupChangePolicy" => Some(2),
+                "runAsGroup" => Some(3),
+                "runAsNonRoot" => Some(4),
+                "runAsUser" => Some(5),
+                "seLinuxChangePolicy" => Some(6),
+                "seLinuxOptions" => Some(7),
+                "seccompProfile" => Some(8),
+                "supplementalGroups" => Some(9),
+                "supplementalGroupsPolicy" => Some(10),
+                "sysctls" => Some(11),
+                "windowsOptions" => Some(12),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -156,19 +176,19 @@ const _: () = {
             key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
             match field {
-                0 => serde_struct::read(map, &mut self.fs_group),
-                1 => serde_struct::read_optional_struct_list(map, &mut self.sysctls),
-                2 => serde_struct::read(map, &mut self.run_as_user),
+                0 => serde_struct::read_optional_struct(map, &mut self.app_armor_profile),
+                1 => serde_struct::read(map, &mut self.fs_group),
+                2 => serde_struct::read(map, &mut self.fs_group_change_policy),
                 3 => serde_struct::read(map, &mut self.run_as_group),
                 4 => serde_struct::read(map, &mut self.run_as_non_root),
-                5 => serde_struct::read_optional_struct(map, &mut self.se_linux_options),
-                6 => serde_struct::read_optional_struct(map, &mut self.seccomp_profile),
-                7 => serde_struct::read_optional_struct(map, &mut self.windows_options),
-                8 => serde_struct::read_optional_struct(map, &mut self.app_armor_profile),
+                5 => serde_struct::read(map, &mut self.run_as_user),
+                6 => serde_struct::read(map, &mut self.se_linux_change_policy),
+                7 => serde_struct::read_optional_struct(map, &mut self.se_linux_options),
+                8 => serde_struct::read_optional_struct(map, &mut self.seccomp_profile),
                 9 => serde_struct::read(map, &mut self.supplemental_groups),
-                10 => serde_struct::read(map, &mut self.fs_group_change_policy),
-                11 => serde_struct::read(map, &mut self.se_linux_change_policy),
-                12 => serde_struct::read(map, &mut self.supplemental_groups_policy),
+                10 => serde_struct::read(map, &mut self.supplemental_groups_policy),
+                11 => serde_struct::read_optional_struct_list(map, &mut self.sysctls),
+                12 => serde_struct::read_optional_struct(map, &mut self.windows_options),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }

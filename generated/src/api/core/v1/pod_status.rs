@@ -188,28 +188,55 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for PodStatus {
         const NAME: &'static str = "PodStatus";
         const NAMES: &'static [&'static str] = &[
-            "phase",
-            "podIP",
-            "hostIP",
-            "podIPs",
-            "reason",
-            "resize",
-            "hostIPs",
-            "message",
-            "qosClass",
-            "resources",
-            "startTime",
+            "allocatedResources",
             "conditions",
             "containerStatuses",
-            "nominatedNodeName",
-            "allocatedResources",
-            "observedGeneration",
-            "initContainerStatuses",
-            "resourceClaimStatuses",
             "ephemeralContainerStatuses",
             "extendedResourceClaimStatus",
+            "hostIP",
+            "hostIPs",
+            "initContainerStatuses",
+            "message",
+            "nominatedNodeName",
+            "observedGeneration",
+            "phase",
+            "podIP",
+            "podIPs",
+            "qosClass",
+            "reason",
+            "resize",
+            "resourceClaimStatuses",
+            "resources",
+            "startTime",
         ];
         const REQUIRED: &'static [usize] = &[];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "allocatedResources" => Some(0),
+                "conditions" => Some(1),
+                "containerStatuses" => Some(2),
+                "ephemeralContainerStatuses" => Some(3),
+                "extendedResourceClaimStatus" => Some(4),
+                "hostIP" => Some(5),
+                "hostIPs" => Some(6),
+                "initContainerStatuses" => Some(7),
+                "message" => Some(8),
+                "nominatedNodeName" => Some(9),
+                "observedGeneration" => Some(10),
+                "phase" => Some(11),
+                "podIP" => Some(12),
+                "podIPs" => Some(13),
+                "qosClass" => Some(14),
+                "reason" => Some(15),
+                "resize" => Some(16),
+                "resourceClaimStatuses" => Some(17),
+                "resources" => Some(18),
+                "startTime" => Some(19),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -219,40 +246,40 @@ const _: () = {
             key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
             match field {
-                0 => serde_struct::read(map, &mut self.phase),
-                1 => serde_struct::read(map, &mut self.pod_ip),
-                2 => serde_struct::read(map, &mut self.host_ip),
-                3 => serde_struct::read_optional_struct_list(map, &mut self.pod_ips),
-                4 => serde_struct::read(map, &mut self.reason),
-                5 => serde_struct::read(map, &mut self.resize),
-                6 => serde_struct::read_optional_struct_list(map, &mut self.host_ips),
-                7 => serde_struct::read(map, &mut self.message),
-                8 => serde_struct::read(map, &mut self.qos_class),
-                9 => serde_struct::read_optional_struct(map, &mut self.resources),
-                10 => serde_struct::read(map, &mut self.start_time),
-                11 => serde_struct::read_optional_struct_list(map, &mut self.conditions),
-                12 => serde_struct::read_optional_struct_list(map, &mut self.container_statuses),
-                13 => serde_struct::read(map, &mut self.nominated_node_name),
-                14 => serde_struct::read(map, &mut self.allocated_resources),
-                15 => serde_struct::read(map, &mut self.observed_generation),
-                16 => {
-                    serde_struct::read_optional_struct_list(map, &mut self.init_container_statuses)
-                }
-                17 => {
-                    serde_struct::read_optional_struct_list(map, &mut self.resource_claim_statuses)
-                }
-                18 => {
+                0 => serde_struct::read(map, &mut self.allocated_resources),
+                1 => serde_struct::read_optional_struct_list(map, &mut self.conditions),
+                2 => serde_struct::read_optional_struct_list(map, &mut self.container_statuses),
+                3 => {
                     serde_struct::read_optional_struct_list(
                         map,
                         &mut self.ephemeral_container_statuses,
                     )
                 }
-                19 => {
+                4 => {
                     serde_struct::read_optional_struct(
                         map,
                         &mut self.extended_resource_claim_status,
                     )
                 }
+                5 => serde_struct::read(map, &mut self.host_ip),
+                6 => serde_struct::read_optional_struct_list(map, &mut self.host_ips),
+                7 => {
+                    serde_struct::read_optional_struct_list(map, &mut self.init_container_statuses)
+                }
+                8 => serde_struct::read(map, &mut self.message),
+                9 => serde_struct::read(map, &mut self.nominated_node_name),
+                10 => serde_struct::read(map, &mut self.observed_generation),
+                11 => serde_struct::read(map, &mut self.phase),
+                12 => serde_struct::read(map, &mut self.pod_ip),
+                13 => serde_struct::read_optional_struct_list(map, &mut self.pod_ips),
+                14 => serde_struct::read(map, &mut self.qos_class),
+                15 => serde_struct::read(map, &mut self.reason),
+                16 => serde_struct::read(map, &mut self.resize),
+                17 => {
+                    serde_struct::read_optional_struct_list(map, &mut self.resource_claim_statuses)
+                }
+                18 => serde_struct::read_optional_struct(map, &mut self.resources),
+                19 => serde_struct::read(map, &mut self.start_time),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }

@@ -63,6 +63,16 @@ const _: () = {
         const NAMES: &'static [&'static str] = &["fsType", "readOnly", "volumeID"];
         const REQUIRED: &'static [usize] = &[2];
 
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "fsType" => Some(0),
+                "readOnly" => Some(1),
+                "volumeID" => Some(2),
+                _ => None,
+            }
+        }
+
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,

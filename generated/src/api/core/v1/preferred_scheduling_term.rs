@@ -53,8 +53,17 @@ const _: () = {
 
     impl<'de> serde_struct::ReadFields<'de> for PreferredSchedulingTerm {
         const NAME: &'static str = "PreferredSchedulingTerm";
-        const NAMES: &'static [&'static str] = &["weight", "preference"];
-        const REQUIRED: &'static [usize] = &[1, 0];
+        const NAMES: &'static [&'static str] = &["preference", "weight"];
+        const REQUIRED: &'static [usize] = &[0, 1];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "preference" => Some(0),
+                "weight" => Some(1),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -64,8 +73,8 @@ const _: () = {
             key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
             match field {
-                0 => serde_struct::read(map, &mut self.weight),
-                1 => serde_struct::read_struct(map, &mut self.preference),
+                0 => serde_struct::read_struct(map, &mut self.preference),
+                1 => serde_struct::read(map, &mut self.weight),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }

@@ -114,17 +114,34 @@ const _: () = {
         const NAME: &'static str = "Probe";
         const NAMES: &'static [&'static str] = &[
             "exec",
+            "failureThreshold",
             "grpc",
             "httpGet",
-            "tcpSocket",
-            "periodSeconds",
-            "timeoutSeconds",
-            "failureThreshold",
-            "successThreshold",
             "initialDelaySeconds",
+            "periodSeconds",
+            "successThreshold",
+            "tcpSocket",
             "terminationGracePeriodSeconds",
+            "timeoutSeconds",
         ];
         const REQUIRED: &'static [usize] = &[];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "exec" => Some(0),
+                "failureThreshold" => Some(1),
+                "grpc" => Some(2),
+                "httpGet" => Some(3),
+                "initialDelaySeconds" => Some(4),
+                "periodSeconds" => Some(5),
+                "successThreshold" => Some(6),
+                "tcpSocket" => Some(7),
+                "terminationGracePeriodSeconds" => Some(8),
+                "timeoutSeconds" => Some(9),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -135,15 +152,15 @@ const _: () = {
         ) -> Result<(), A::Error> {
             match field {
                 0 => serde_struct::read_optional_struct(map, &mut self.exec),
-                1 => serde_struct::read_optional_struct(map, &mut self.grpc),
-                2 => serde_struct::read_optional_struct(map, &mut self.http_get),
-                3 => serde_struct::read_optional_struct(map, &mut self.tcp_socket),
-                4 => serde_struct::read(map, &mut self.period_seconds),
-                5 => serde_struct::read(map, &mut self.timeout_seconds),
-                6 => serde_struct::read(map, &mut self.failure_threshold),
-                7 => serde_struct::read(map, &mut self.success_threshold),
-                8 => serde_struct::read(map, &mut self.initial_delay_seconds),
-                9 => serde_struct::read(map, &mut self.termination_grace_period_seconds),
+                1 => serde_struct::read(map, &mut self.failure_threshold),
+                2 => serde_struct::read_optional_struct(map, &mut self.grpc),
+                3 => serde_struct::read_optional_struct(map, &mut self.http_get),
+                4 => serde_struct::read(map, &mut self.initial_delay_seconds),
+                5 => serde_struct::read(map, &mut self.period_seconds),
+                6 => serde_struct::read(map, &mut self.success_threshold),
+                7 => serde_struct::read_optional_struct(map, &mut self.tcp_socket),
+                8 => serde_struct::read(map, &mut self.termination_grace_period_seconds),
+                9 => serde_struct::read(map, &mut self.timeout_seconds),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }

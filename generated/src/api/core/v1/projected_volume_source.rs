@@ -56,8 +56,17 @@ const _: () = {
 
     impl<'de> serde_struct::ReadFields<'de> for ProjectedVolumeSource {
         const NAME: &'static str = "ProjectedVolumeSource";
-        const NAMES: &'static [&'static str] = &["sources", "defaultMode"];
+        const NAMES: &'static [&'static str] = &["defaultMode", "sources"];
         const REQUIRED: &'static [usize] = &[];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "defaultMode" => Some(0),
+                "sources" => Some(1),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -67,8 +76,8 @@ const _: () = {
             key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
             match field {
-                0 => serde_struct::read_optional_struct_list(map, &mut self.sources),
-                1 => serde_struct::read(map, &mut self.default_mode),
+                0 => serde_struct::read(map, &mut self.default_mode),
+                1 => serde_struct::read_optional_struct_list(map, &mut self.sources),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }

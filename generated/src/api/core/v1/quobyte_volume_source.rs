@@ -75,14 +75,27 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for QuobyteVolumeSource {
         const NAME: &'static str = "QuobyteVolumeSource";
         const NAMES: &'static [&'static str] = &[
-            "user",
             "group",
-            "tenant",
-            "volume",
             "readOnly",
             "registry",
+            "tenant",
+            "user",
+            "volume",
         ];
-        const REQUIRED: &'static [usize] = &[5, 3];
+        const REQUIRED: &'static [usize] = &[2, 5];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "group" => Some(0),
+                "readOnly" => Some(1),
+                "registry" => Some(2),
+                "tenant" => Some(3),
+                "user" => Some(4),
+                "volume" => Some(5),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -92,12 +105,12 @@ const _: () = {
             key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
             match field {
-                0 => serde_struct::read(map, &mut self.user),
-                1 => serde_struct::read(map, &mut self.group),
-                2 => serde_struct::read(map, &mut self.tenant),
-                3 => serde_struct::read(map, &mut self.volume),
-                4 => serde_struct::read(map, &mut self.read_only),
-                5 => serde_struct::read(map, &mut self.registry),
+                0 => serde_struct::read(map, &mut self.group),
+                1 => serde_struct::read(map, &mut self.read_only),
+                2 => serde_struct::read(map, &mut self.registry),
+                3 => serde_struct::read(map, &mut self.tenant),
+                4 => serde_struct::read(map, &mut self.user),
+                5 => serde_struct::read(map, &mut self.volume),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }

@@ -85,16 +85,31 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for RBDVolumeSource {
         const NAME: &'static str = "RBDVolumeSource";
         const NAMES: &'static [&'static str] = &[
-            "pool",
-            "user",
-            "image",
             "fsType",
+            "image",
             "keyring",
             "monitors",
+            "pool",
             "readOnly",
             "secretRef",
+            "user",
         ];
-        const REQUIRED: &'static [usize] = &[2, 5];
+        const REQUIRED: &'static [usize] = &[1, 3];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "fsType" => Some(0),
+                "image" => Some(1),
+                "keyring" => Some(2),
+                "monitors" => Some(3),
+                "pool" => Some(4),
+                "readOnly" => Some(5),
+                "secretRef" => Some(6),
+                "user" => Some(7),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -104,14 +119,14 @@ const _: () = {
             key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
             match field {
-                0 => serde_struct::read(map, &mut self.pool),
-                1 => serde_struct::read(map, &mut self.user),
-                2 => serde_struct::read(map, &mut self.image),
-                3 => serde_struct::read(map, &mut self.fs_type),
-                4 => serde_struct::read(map, &mut self.keyring),
-                5 => serde_struct::read(map, &mut self.monitors),
-                6 => serde_struct::read(map, &mut self.read_only),
-                7 => serde_struct::read_optional_struct(map, &mut self.secret_ref),
+                0 => serde_struct::read(map, &mut self.fs_type),
+                1 => serde_struct::read(map, &mut self.image),
+                2 => serde_struct::read(map, &mut self.keyring),
+                3 => serde_struct::read(map, &mut self.monitors),
+                4 => serde_struct::read(map, &mut self.pool),
+                5 => serde_struct::read(map, &mut self.read_only),
+                6 => serde_struct::read_optional_struct(map, &mut self.secret_ref),
+                7 => serde_struct::read(map, &mut self.user),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }

@@ -56,6 +56,15 @@ const _: () = {
         const NAMES: &'static [&'static str] = &["name", "request"];
         const REQUIRED: &'static [usize] = &[0];
 
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "name" => Some(0),
+                "request" => Some(1),
+                _ => None,
+            }
+        }
+
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,

@@ -60,8 +60,18 @@ const _: () = {
 
     impl<'de> serde_struct::ReadFields<'de> for ResourceFieldSelector {
         const NAME: &'static str = "ResourceFieldSelector";
-        const NAMES: &'static [&'static str] = &["divisor", "resource", "containerName"];
-        const REQUIRED: &'static [usize] = &[1];
+        const NAMES: &'static [&'static str] = &["containerName", "divisor", "resource"];
+        const REQUIRED: &'static [usize] = &[2];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "containerName" => Some(0),
+                "divisor" => Some(1),
+                "resource" => Some(2),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -71,9 +81,9 @@ const _: () = {
             key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
             match field {
-                0 => serde_struct::read(map, &mut self.divisor),
-                1 => serde_struct::read(map, &mut self.resource),
-                2 => serde_struct::read(map, &mut self.container_name),
+                0 => serde_struct::read(map, &mut self.container_name),
+                1 => serde_struct::read(map, &mut self.divisor),
+                2 => serde_struct::read(map, &mut self.resource),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }

@@ -74,6 +74,16 @@ const _: () = {
         const NAMES: &'static [&'static str] = &["claims", "limits", "requests"];
         const REQUIRED: &'static [usize] = &[];
 
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "claims" => Some(0),
+                "limits" => Some(1),
+                "requests" => Some(2),
+                _ => None,
+            }
+        }
+
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,

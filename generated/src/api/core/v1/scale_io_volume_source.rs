@@ -99,17 +99,34 @@ const _: () = {
         const NAME: &'static str = "ScaleIOVolumeSource";
         const NAMES: &'static [&'static str] = &[
             "fsType",
-            "system",
             "gateway",
+            "protectionDomain",
             "readOnly",
             "secretRef",
             "sslEnabled",
-            "volumeName",
             "storageMode",
             "storagePool",
-            "protectionDomain",
+            "system",
+            "volumeName",
         ];
-        const REQUIRED: &'static [usize] = &[2, 4, 1];
+        const REQUIRED: &'static [usize] = &[1, 4, 8];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "fsType" => Some(0),
+                "gateway" => Some(1),
+                "protectionDomain" => Some(2),
+                "readOnly" => Some(3),
+                "secretRef" => Some(4),
+                "sslEnabled" => Some(5),
+                "storageMode" => Some(6),
+                "storagePool" => Some(7),
+                "system" => Some(8),
+                "volumeName" => Some(9),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -120,15 +137,15 @@ const _: () = {
         ) -> Result<(), A::Error> {
             match field {
                 0 => serde_struct::read(map, &mut self.fs_type),
-                1 => serde_struct::read(map, &mut self.system),
-                2 => serde_struct::read(map, &mut self.gateway),
+                1 => serde_struct::read(map, &mut self.gateway),
+                2 => serde_struct::read(map, &mut self.protection_domain),
                 3 => serde_struct::read(map, &mut self.read_only),
                 4 => serde_struct::read_struct(map, &mut self.secret_ref),
                 5 => serde_struct::read(map, &mut self.ssl_enabled),
-                6 => serde_struct::read(map, &mut self.volume_name),
-                7 => serde_struct::read(map, &mut self.storage_mode),
-                8 => serde_struct::read(map, &mut self.storage_pool),
-                9 => serde_struct::read(map, &mut self.protection_domain),
+                6 => serde_struct::read(map, &mut self.storage_mode),
+                7 => serde_struct::read(map, &mut self.storage_pool),
+                8 => serde_struct::read(map, &mut self.system),
+                9 => serde_struct::read(map, &mut self.volume_name),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }

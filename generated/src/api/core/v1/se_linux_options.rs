@@ -66,8 +66,19 @@ const _: () = {
 
     impl<'de> serde_struct::ReadFields<'de> for SELinuxOptions {
         const NAME: &'static str = "SELinuxOptions";
-        const NAMES: &'static [&'static str] = &["role", "type", "user", "level"];
+        const NAMES: &'static [&'static str] = &["level", "role", "type", "user"];
         const REQUIRED: &'static [usize] = &[];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "level" => Some(0),
+                "role" => Some(1),
+                "type" => Some(2),
+                "user" => Some(3),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -77,10 +88,10 @@ const _: () = {
             key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
             match field {
-                0 => serde_struct::read(map, &mut self.role),
-                1 => serde_struct::read(map, &mut self.type_),
-                2 => serde_struct::read(map, &mut self.user),
-                3 => serde_struct::read(map, &mut self.level),
+                0 => serde_struct::read(map, &mut self.level),
+                1 => serde_struct::read(map, &mut self.role),
+                2 => serde_struct::read(map, &mut self.type_),
+                3 => serde_struct::read(map, &mut self.user),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }

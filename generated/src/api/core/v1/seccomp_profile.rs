@@ -59,8 +59,17 @@ const _: () = {
 
     impl<'de> serde_struct::ReadFields<'de> for SeccompProfile {
         const NAME: &'static str = "SeccompProfile";
-        const NAMES: &'static [&'static str] = &["type", "localhostProfile"];
-        const REQUIRED: &'static [usize] = &[0];
+        const NAMES: &'static [&'static str] = &["localhostProfile", "type"];
+        const REQUIRED: &'static [usize] = &[1];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "localhostProfile" => Some(0),
+                "type" => Some(1),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -70,8 +79,8 @@ const _: () = {
             key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
             match field {
-                0 => serde_struct::read(map, &mut self.type_),
-                1 => serde_struct::read(map, &mut self.localhost_profile),
+                0 => serde_struct::read(map, &mut self.localhost_profile),
+                1 => serde_struct::read(map, &mut self.type_),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }

@@ -63,6 +63,16 @@ const _: () = {
         const NAMES: &'static [&'static str] = &["key", "name", "optional"];
         const REQUIRED: &'static [usize] = &[0];
 
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "key" => Some(0),
+                "name" => Some(1),
+                "optional" => Some(2),
+                _ => None,
+            }
+        }
+
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,

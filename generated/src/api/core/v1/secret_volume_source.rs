@@ -66,8 +66,19 @@ const _: () = {
 
     impl<'de> serde_struct::ReadFields<'de> for SecretVolumeSource {
         const NAME: &'static str = "SecretVolumeSource";
-        const NAMES: &'static [&'static str] = &["items", "optional", "secretName", "defaultMode"];
+        const NAMES: &'static [&'static str] = &["defaultMode", "items", "optional", "secretName"];
         const REQUIRED: &'static [usize] = &[];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "defaultMode" => Some(0),
+                "items" => Some(1),
+                "optional" => Some(2),
+                "secretName" => Some(3),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -77,10 +88,10 @@ const _: () = {
             key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
             match field {
-                0 => serde_struct::read_optional_struct_list(map, &mut self.items),
-                1 => serde_struct::read(map, &mut self.optional),
-                2 => serde_struct::read(map, &mut self.secret_name),
-                3 => serde_struct::read(map, &mut self.default_mode),
+                0 => serde_struct::read(map, &mut self.default_mode),
+                1 => serde_struct::read_optional_struct_list(map, &mut self.items),
+                2 => serde_struct::read(map, &mut self.optional),
+                3 => serde_struct::read(map, &mut self.secret_name),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }

@@ -119,20 +119,39 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for SecurityContext {
         const NAME: &'static str = "SecurityContext";
         const NAMES: &'static [&'static str] = &[
-            "procMount",
-            "runAsUser",
-            "privileged",
-            "runAsGroup",
+            "allowPrivilegeEscalation",
+            "appArmorProfile",
             "capabilities",
+            "privileged",
+            "procMount",
+            "readOnlyRootFilesystem",
+            "runAsGroup",
             "runAsNonRoot",
+            "runAsUser",
             "seLinuxOptions",
             "seccompProfile",
             "windowsOptions",
-            "appArmorProfile",
-            "readOnlyRootFilesystem",
-            "allowPrivilegeEscalation",
         ];
         const REQUIRED: &'static [usize] = &[];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "allowPrivilegeEscalation" => Some(0),
+                "appArmorProfile" => Some(1),
+                "capabilities" => Some(2),
+                "privileged" => Some(3),
+                "procMount" => Some(4),
+                "readOnlyRootFilesystem" => Some(5),
+                "runAsGroup" => Some(6),
+                "runAsNonRoot" => Some(7),
+                "runAsUser" => Some(8),
+                "seLinuxOptions" => Some(9),
+                "seccompProfile" => Some(10),
+                "windowsOptions" => Some(11),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -142,18 +161,18 @@ const _: () = {
             key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
             match field {
-                0 => serde_struct::read(map, &mut self.proc_mount),
-                1 => serde_struct::read(map, &mut self.run_as_user),
-                2 => serde_struct::read(map, &mut self.privileged),
-                3 => serde_struct::read(map, &mut self.run_as_group),
-                4 => serde_struct::read_optional_struct(map, &mut self.capabilities),
-                5 => serde_struct::read(map, &mut self.run_as_non_root),
-                6 => serde_struct::read_optional_struct(map, &mut self.se_linux_options),
-                7 => serde_struct::read_optional_struct(map, &mut self.seccomp_profile),
-                8 => serde_struct::read_optional_struct(map, &mut self.windows_options),
-                9 => serde_struct::read_optional_struct(map, &mut self.app_armor_profile),
-                10 => serde_struct::read(map, &mut self.read_only_root_filesystem),
-                11 => serde_struct::read(map, &mut self.allow_privilege_escalation),
+                0 => serde_struct::read(map, &mut self.allow_privilege_escalation),
+                1 => serde_struct::read_optional_struct(map, &mut self.app_armor_profile),
+                2 => serde_struct::read_optional_struct(map, &mut self.capabilities),
+                3 => serde_struct::read(map, &mut self.privileged),
+                4 => serde_struct::read(map, &mut self.proc_mount),
+                5 => serde_struct::read(map, &mut self.read_only_root_filesystem),
+                6 => serde_struct::read(map, &mut self.run_as_group),
+                7 => serde_struct::read(map, &mut self.run_as_non_root),
+                8 => serde_struct::read(map, &mut self.run_as_user),
+                9 => serde_struct::read_optional_struct(map, &mut self.se_linux_options),
+                10 => serde_struct::read_optional_struct(map, &mut self.seccomp_profile),
+                11 => serde_struct::read_optional_struct(map, &mut self.windows_options),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }

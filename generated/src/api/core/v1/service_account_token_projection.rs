@@ -64,8 +64,18 @@ const _: () = {
 
     impl<'de> serde_struct::ReadFields<'de> for ServiceAccountTokenProjection {
         const NAME: &'static str = "ServiceAccountTokenProjection";
-        const NAMES: &'static [&'static str] = &["path", "audience", "expirationSeconds"];
-        const REQUIRED: &'static [usize] = &[0];
+        const NAMES: &'static [&'static str] = &["audience", "expirationSeconds", "path"];
+        const REQUIRED: &'static [usize] = &[2];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "audience" => Some(0),
+                "expirationSeconds" => Some(1),
+                "path" => Some(2),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -75,9 +85,9 @@ const _: () = {
             key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
             match field {
-                0 => serde_struct::read(map, &mut self.path),
-                1 => serde_struct::read(map, &mut self.audience),
-                2 => serde_struct::read(map, &mut self.expiration_seconds),
+                0 => serde_struct::read(map, &mut self.audience),
+                1 => serde_struct::read(map, &mut self.expiration_seconds),
+                2 => serde_struct::read(map, &mut self.path),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }

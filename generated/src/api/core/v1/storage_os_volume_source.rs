@@ -84,6 +84,18 @@ const _: () = {
         ];
         const REQUIRED: &'static [usize] = &[];
 
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "fsType" => Some(0),
+                "readOnly" => Some(1),
+                "secretRef" => Some(2),
+                "volumeName" => Some(3),
+                "volumeNamespace" => Some(4),
+                _ => None,
+            }
+        }
+
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,

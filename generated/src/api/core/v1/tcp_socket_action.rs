@@ -56,6 +56,15 @@ const _: () = {
         const NAMES: &'static [&'static str] = &["host", "port"];
         const REQUIRED: &'static [usize] = &[1];
 
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "host" => Some(0),
+                "port" => Some(1),
+                _ => None,
+            }
+        }
+
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,

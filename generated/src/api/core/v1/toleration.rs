@@ -76,13 +76,25 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for Toleration {
         const NAME: &'static str = "Toleration";
         const NAMES: &'static [&'static str] = &[
-            "key",
-            "value",
             "effect",
+            "key",
             "operator",
             "tolerationSeconds",
+            "value",
         ];
         const REQUIRED: &'static [usize] = &[];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "effect" => Some(0),
+                "key" => Some(1),
+                "operator" => Some(2),
+                "tolerationSeconds" => Some(3),
+                "value" => Some(4),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -92,11 +104,11 @@ const _: () = {
             key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
             match field {
-                0 => serde_struct::read(map, &mut self.key),
-                1 => serde_struct::read(map, &mut self.value),
-                2 => serde_struct::read(map, &mut self.effect),
-                3 => serde_struct::read(map, &mut self.operator),
-                4 => serde_struct::read(map, &mut self.toleration_seconds),
+                0 => serde_struct::read(map, &mut self.effect),
+                1 => serde_struct::read(map, &mut self.key),
+                2 => serde_struct::read(map, &mut self.operator),
+                3 => serde_struct::read(map, &mut self.toleration_seconds),
+                4 => serde_struct::read(map, &mut self.value),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }

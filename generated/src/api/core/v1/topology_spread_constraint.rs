@@ -94,16 +94,31 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for TopologySpreadConstraint {
         const NAME: &'static str = "TopologySpreadConstraint";
         const NAMES: &'static [&'static str] = &[
-            "maxSkew",
-            "minDomains",
-            "topologyKey",
             "labelSelector",
             "matchLabelKeys",
-            "nodeTaintsPolicy",
-            "whenUnsatisfiable",
+            "maxSkew",
+            "minDomains",
             "nodeAffinityPolicy",
+            "nodeTaintsPolicy",
+            "topologyKey",
+            "whenUnsatisfiable",
         ];
-        const REQUIRED: &'static [usize] = &[0, 2, 6];
+        const REQUIRED: &'static [usize] = &[2, 6, 7];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "labelSelector" => Some(0),
+                "matchLabelKeys" => Some(1),
+                "maxSkew" => Some(2),
+                "minDomains" => Some(3),
+                "nodeAffinityPolicy" => Some(4),
+                "nodeTaintsPolicy" => Some(5),
+                "topologyKey" => Some(6),
+                "whenUnsatisfiable" => Some(7),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -113,14 +128,14 @@ const _: () = {
             key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
             match field {
-                0 => serde_struct::read(map, &mut self.max_skew),
-                1 => serde_struct::read(map, &mut self.min_domains),
-                2 => serde_struct::read(map, &mut self.topology_key),
-                3 => serde_struct::read_optional_struct(map, &mut self.label_selector),
-                4 => serde_struct::read(map, &mut self.match_label_keys),
+                0 => serde_struct::read_optional_struct(map, &mut self.label_selector),
+                1 => serde_struct::read(map, &mut self.match_label_keys),
+                2 => serde_struct::read(map, &mut self.max_skew),
+                3 => serde_struct::read(map, &mut self.min_domains),
+                4 => serde_struct::read(map, &mut self.node_affinity_policy),
                 5 => serde_struct::read(map, &mut self.node_taints_policy),
-                6 => serde_struct::read(map, &mut self.when_unsatisfiable),
-                7 => serde_struct::read(map, &mut self.node_affinity_policy),
+                6 => serde_struct::read(map, &mut self.topology_key),
+                7 => serde_struct::read(map, &mut self.when_unsatisfiable),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }

@@ -57,8 +57,18 @@ const _: () = {
 
     impl<'de> serde_struct::ReadFields<'de> for TypedLocalObjectReference {
         const NAME: &'static str = "TypedLocalObjectReference";
-        const NAMES: &'static [&'static str] = &["kind", "name", "apiGroup"];
-        const REQUIRED: &'static [usize] = &[0, 1];
+        const NAMES: &'static [&'static str] = &["apiGroup", "kind", "name"];
+        const REQUIRED: &'static [usize] = &[1, 2];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "apiGroup" => Some(0),
+                "kind" => Some(1),
+                "name" => Some(2),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -68,9 +78,9 @@ const _: () = {
             key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
             match field {
-                0 => serde_struct::read(map, &mut self.kind),
-                1 => serde_struct::read(map, &mut self.name),
-                2 => serde_struct::read(map, &mut self.api_group),
+                0 => serde_struct::read(map, &mut self.api_group),
+                1 => serde_struct::read(map, &mut self.kind),
+                2 => serde_struct::read(map, &mut self.name),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }

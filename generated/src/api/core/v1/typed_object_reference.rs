@@ -64,8 +64,19 @@ const _: () = {
 
     impl<'de> serde_struct::ReadFields<'de> for TypedObjectReference {
         const NAME: &'static str = "TypedObjectReference";
-        const NAMES: &'static [&'static str] = &["kind", "name", "apiGroup", "namespace"];
-        const REQUIRED: &'static [usize] = &[0, 1];
+        const NAMES: &'static [&'static str] = &["apiGroup", "kind", "name", "namespace"];
+        const REQUIRED: &'static [usize] = &[1, 2];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "apiGroup" => Some(0),
+                "kind" => Some(1),
+                "name" => Some(2),
+                "namespace" => Some(3),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -75,9 +86,9 @@ const _: () = {
             key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
             match field {
-                0 => serde_struct::read(map, &mut self.kind),
-                1 => serde_struct::read(map, &mut self.name),
-                2 => serde_struct::read(map, &mut self.api_group),
+                0 => serde_struct::read(map, &mut self.api_group),
+                1 => serde_struct::read(map, &mut self.kind),
+                2 => serde_struct::read(map, &mut self.name),
                 3 => serde_struct::read(map, &mut self.namespace),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }

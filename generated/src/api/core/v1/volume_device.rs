@@ -53,8 +53,17 @@ const _: () = {
 
     impl<'de> serde_struct::ReadFields<'de> for VolumeDevice {
         const NAME: &'static str = "VolumeDevice";
-        const NAMES: &'static [&'static str] = &["name", "devicePath"];
-        const REQUIRED: &'static [usize] = &[1, 0];
+        const NAMES: &'static [&'static str] = &["devicePath", "name"];
+        const REQUIRED: &'static [usize] = &[0, 1];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "devicePath" => Some(0),
+                "name" => Some(1),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -64,8 +73,8 @@ const _: () = {
             key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
             match field {
-                0 => serde_struct::read(map, &mut self.name),
-                1 => serde_struct::read(map, &mut self.device_path),
+                0 => serde_struct::read(map, &mut self.device_path),
+                1 => serde_struct::read(map, &mut self.name),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }

@@ -88,15 +88,29 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for VolumeMount {
         const NAME: &'static str = "VolumeMount";
         const NAMES: &'static [&'static str] = &[
-            "name",
-            "subPath",
-            "readOnly",
             "mountPath",
-            "subPathExpr",
             "mountPropagation",
+            "name",
+            "readOnly",
             "recursiveReadOnly",
+            "subPath",
+            "subPathExpr",
         ];
-        const REQUIRED: &'static [usize] = &[3, 0];
+        const REQUIRED: &'static [usize] = &[0, 2];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "mountPath" => Some(0),
+                "mountPropagation" => Some(1),
+                "name" => Some(2),
+                "readOnly" => Some(3),
+                "recursiveReadOnly" => Some(4),
+                "subPath" => Some(5),
+                "subPathExpr" => Some(6),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -106,13 +120,13 @@ const _: () = {
             key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
             match field {
-                0 => serde_struct::read(map, &mut self.name),
-                1 => serde_struct::read(map, &mut self.sub_path),
-                2 => serde_struct::read(map, &mut self.read_only),
-                3 => serde_struct::read(map, &mut self.mount_path),
-                4 => serde_struct::read(map, &mut self.sub_path_expr),
-                5 => serde_struct::read(map, &mut self.mount_propagation),
-                6 => serde_struct::read(map, &mut self.recursive_read_only),
+                0 => serde_struct::read(map, &mut self.mount_path),
+                1 => serde_struct::read(map, &mut self.mount_propagation),
+                2 => serde_struct::read(map, &mut self.name),
+                3 => serde_struct::read(map, &mut self.read_only),
+                4 => serde_struct::read(map, &mut self.recursive_read_only),
+                5 => serde_struct::read(map, &mut self.sub_path),
+                6 => serde_struct::read(map, &mut self.sub_path_expr),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }

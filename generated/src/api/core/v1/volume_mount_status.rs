@@ -69,12 +69,23 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for VolumeMountStatus {
         const NAME: &'static str = "VolumeMountStatus";
         const NAMES: &'static [&'static str] = &[
+            "mountPath",
             "name",
             "readOnly",
-            "mountPath",
             "recursiveReadOnly",
         ];
-        const REQUIRED: &'static [usize] = &[2, 0];
+        const REQUIRED: &'static [usize] = &[0, 1];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "mountPath" => Some(0),
+                "name" => Some(1),
+                "readOnly" => Some(2),
+                "recursiveReadOnly" => Some(3),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -84,9 +95,9 @@ const _: () = {
             key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
             match field {
-                0 => serde_struct::read(map, &mut self.name),
-                1 => serde_struct::read(map, &mut self.read_only),
-                2 => serde_struct::read(map, &mut self.mount_path),
+                0 => serde_struct::read(map, &mut self.mount_path),
+                1 => serde_struct::read(map, &mut self.name),
+                2 => serde_struct::read(map, &mut self.read_only),
                 3 => serde_struct::read(map, &mut self.recursive_read_only),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }

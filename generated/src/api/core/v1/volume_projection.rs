@@ -87,14 +87,27 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for VolumeProjection {
         const NAME: &'static str = "VolumeProjection";
         const NAMES: &'static [&'static str] = &[
-            "secret",
+            "clusterTrustBundle",
             "configMap",
             "downwardAPI",
             "podCertificate",
-            "clusterTrustBundle",
+            "secret",
             "serviceAccountToken",
         ];
         const REQUIRED: &'static [usize] = &[];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "clusterTrustBundle" => Some(0),
+                "configMap" => Some(1),
+                "downwardAPI" => Some(2),
+                "podCertificate" => Some(3),
+                "secret" => Some(4),
+                "serviceAccountToken" => Some(5),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -104,11 +117,11 @@ const _: () = {
             key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
             match field {
-                0 => serde_struct::read_optional_struct(map, &mut self.secret),
+                0 => serde_struct::read_optional_struct(map, &mut self.cluster_trust_bundle),
                 1 => serde_struct::read_optional_struct(map, &mut self.config_map),
                 2 => serde_struct::read_optional_struct(map, &mut self.downward_api),
                 3 => serde_struct::read_optional_struct(map, &mut self.pod_certificate),
-                4 => serde_struct::read_optional_struct(map, &mut self.cluster_trust_bundle),
+                4 => serde_struct::read_optional_struct(map, &mut self.secret),
                 5 => serde_struct::read_optional_struct(map, &mut self.service_account_token),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }

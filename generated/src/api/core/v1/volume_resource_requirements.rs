@@ -69,6 +69,15 @@ const _: () = {
         const NAMES: &'static [&'static str] = &["limits", "requests"];
         const REQUIRED: &'static [usize] = &[];
 
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "limits" => Some(0),
+                "requests" => Some(1),
+                _ => None,
+            }
+        }
+
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,

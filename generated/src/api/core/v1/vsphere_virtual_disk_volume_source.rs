@@ -75,11 +75,22 @@ const _: () = {
         const NAME: &'static str = "VsphereVirtualDiskVolumeSource";
         const NAMES: &'static [&'static str] = &[
             "fsType",
-            "volumePath",
             "storagePolicyID",
             "storagePolicyName",
+            "volumePath",
         ];
-        const REQUIRED: &'static [usize] = &[1];
+        const REQUIRED: &'static [usize] = &[3];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "fsType" => Some(0),
+                "storagePolicyID" => Some(1),
+                "storagePolicyName" => Some(2),
+                "volumePath" => Some(3),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -90,9 +101,9 @@ const _: () = {
         ) -> Result<(), A::Error> {
             match field {
                 0 => serde_struct::read(map, &mut self.fs_type),
-                1 => serde_struct::read(map, &mut self.volume_path),
-                2 => serde_struct::read(map, &mut self.storage_policy_id),
-                3 => serde_struct::read(map, &mut self.storage_policy_name),
+                1 => serde_struct::read(map, &mut self.storage_policy_id),
+                2 => serde_struct::read(map, &mut self.storage_policy_name),
+                3 => serde_struct::read(map, &mut self.volume_path),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }

@@ -53,8 +53,17 @@ const _: () = {
 
     impl<'de> serde_struct::ReadFields<'de> for WeightedPodAffinityTerm {
         const NAME: &'static str = "WeightedPodAffinityTerm";
-        const NAMES: &'static [&'static str] = &["weight", "podAffinityTerm"];
-        const REQUIRED: &'static [usize] = &[1, 0];
+        const NAMES: &'static [&'static str] = &["podAffinityTerm", "weight"];
+        const REQUIRED: &'static [usize] = &[0, 1];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "podAffinityTerm" => Some(0),
+                "weight" => Some(1),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -64,8 +73,8 @@ const _: () = {
             key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
             match field {
-                0 => serde_struct::read(map, &mut self.weight),
-                1 => serde_struct::read_struct(map, &mut self.pod_affinity_term),
+                0 => serde_struct::read_struct(map, &mut self.pod_affinity_term),
+                1 => serde_struct::read(map, &mut self.weight),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }

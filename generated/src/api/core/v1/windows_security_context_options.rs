@@ -75,12 +75,23 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for WindowsSecurityContextOptions {
         const NAME: &'static str = "WindowsSecurityContextOptions";
         const NAMES: &'static [&'static str] = &[
-            "hostProcess",
-            "runAsUserName",
             "gmsaCredentialSpec",
             "gmsaCredentialSpecName",
+            "hostProcess",
+            "runAsUserName",
         ];
         const REQUIRED: &'static [usize] = &[];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "gmsaCredentialSpec" => Some(0),
+                "gmsaCredentialSpecName" => Some(1),
+                "hostProcess" => Some(2),
+                "runAsUserName" => Some(3),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -90,10 +101,10 @@ const _: () = {
             key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
             match field {
-                0 => serde_struct::read(map, &mut self.host_process),
-                1 => serde_struct::read(map, &mut self.run_as_user_name),
-                2 => serde_struct::read(map, &mut self.gmsa_credential_spec),
-                3 => serde_struct::read(map, &mut self.gmsa_credential_spec_name),
+                0 => serde_struct::read(map, &mut self.gmsa_credential_spec),
+                1 => serde_struct::read(map, &mut self.gmsa_credential_spec_name),
+                2 => serde_struct::read(map, &mut self.host_process),
+                3 => serde_struct::read(map, &mut self.run_as_user_name),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }

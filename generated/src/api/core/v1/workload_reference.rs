@@ -66,6 +66,16 @@ const _: () = {
         const NAMES: &'static [&'static str] = &["name", "podGroup", "podGroupReplicaKey"];
         const REQUIRED: &'static [usize] = &[0, 1];
 
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "name" => Some(0),
+                "podGroup" => Some(1),
+                "podGroupReplicaKey" => Some(2),
+                _ => None,
+            }
+        }
+
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,

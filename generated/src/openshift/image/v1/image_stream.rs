@@ -104,13 +104,25 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for ImageStream {
         const NAME: &'static str = "ImageStream";
         const NAMES: &'static [&'static str] = &[
+            "apiVersion",
             "kind",
+            "metadata",
             "spec",
             "status",
-            "metadata",
-            "apiVersion",
         ];
         const REQUIRED: &'static [usize] = &[];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "apiVersion" => Some(0),
+                "kind" => Some(1),
+                "metadata" => Some(2),
+                "spec" => Some(3),
+                "status" => Some(4),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -120,11 +132,11 @@ const _: () = {
             key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
             match field {
-                0 => serde_struct::read(map, &mut self.kind),
-                1 => serde_struct::read_optional_struct(map, &mut self.spec),
-                2 => serde_struct::read_optional_struct(map, &mut self.status),
-                3 => serde_struct::read_optional_struct(map, &mut self.metadata),
-                4 => serde_struct::read(map, &mut self.api_version),
+                0 => serde_struct::read(map, &mut self.api_version),
+                1 => serde_struct::read(map, &mut self.kind),
+                2 => serde_struct::read_optional_struct(map, &mut self.metadata),
+                3 => serde_struct::read_optional_struct(map, &mut self.spec),
+                4 => serde_struct::read_optional_struct(map, &mut self.status),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }

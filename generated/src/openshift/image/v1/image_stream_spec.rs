@@ -65,8 +65,18 @@ const _: () = {
 
     impl<'de> serde_struct::ReadFields<'de> for ImageStreamSpec {
         const NAME: &'static str = "ImageStreamSpec";
-        const NAMES: &'static [&'static str] = &["tags", "lookupPolicy", "dockerImageRepository"];
+        const NAMES: &'static [&'static str] = &["dockerImageRepository", "lookupPolicy", "tags"];
         const REQUIRED: &'static [usize] = &[];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "dockerImageRepository" => Some(0),
+                "lookupPolicy" => Some(1),
+                "tags" => Some(2),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -76,9 +86,9 @@ const _: () = {
             key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
             match field {
-                0 => serde_struct::read_optional_struct_list(map, &mut self.tags),
+                0 => serde_struct::read(map, &mut self.docker_image_repository),
                 1 => serde_struct::read_optional_struct(map, &mut self.lookup_policy),
-                2 => serde_struct::read(map, &mut self.docker_image_repository),
+                2 => serde_struct::read_optional_struct_list(map, &mut self.tags),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }

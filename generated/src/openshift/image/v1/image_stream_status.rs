@@ -70,11 +70,21 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for ImageStreamStatus {
         const NAME: &'static str = "ImageStreamStatus";
         const NAMES: &'static [&'static str] = &[
-            "tags",
             "dockerImageRepository",
             "publicDockerImageRepository",
+            "tags",
         ];
         const REQUIRED: &'static [usize] = &[];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "dockerImageRepository" => Some(0),
+                "publicDockerImageRepository" => Some(1),
+                "tags" => Some(2),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -84,9 +94,9 @@ const _: () = {
             key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
             match field {
-                0 => serde_struct::read_optional_struct_list(map, &mut self.tags),
-                1 => serde_struct::read(map, &mut self.docker_image_repository),
-                2 => serde_struct::read(map, &mut self.public_docker_image_repository),
+                0 => serde_struct::read(map, &mut self.docker_image_repository),
+                1 => serde_struct::read(map, &mut self.public_docker_image_repository),
+                2 => serde_struct::read_optional_struct_list(map, &mut self.tags),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }

@@ -57,8 +57,18 @@ const _: () = {
 
     impl<'de> serde_struct::ReadFields<'de> for NamedTagEventList {
         const NAME: &'static str = "NamedTagEventList";
-        const NAMES: &'static [&'static str] = &["tag", "items", "conditions"];
-        const REQUIRED: &'static [usize] = &[1, 0];
+        const NAMES: &'static [&'static str] = &["conditions", "items", "tag"];
+        const REQUIRED: &'static [usize] = &[1, 2];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "conditions" => Some(0),
+                "items" => Some(1),
+                "tag" => Some(2),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -68,9 +78,9 @@ const _: () = {
             key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
             match field {
-                0 => serde_struct::read(map, &mut self.tag),
+                0 => serde_struct::read_optional_struct_list(map, &mut self.conditions),
                 1 => serde_struct::read_struct_list(map, &mut self.items),
-                2 => serde_struct::read_optional_struct_list(map, &mut self.conditions),
+                2 => serde_struct::read(map, &mut self.tag),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }

@@ -62,12 +62,23 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for TagEvent {
         const NAME: &'static str = "TagEvent";
         const NAMES: &'static [&'static str] = &[
-            "image",
             "created",
-            "generation",
             "dockerImageReference",
+            "generation",
+            "image",
         ];
-        const REQUIRED: &'static [usize] = &[1, 3, 2, 0];
+        const REQUIRED: &'static [usize] = &[0, 1, 2, 3];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "created" => Some(0),
+                "dockerImageReference" => Some(1),
+                "generation" => Some(2),
+                "image" => Some(3),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -77,10 +88,10 @@ const _: () = {
             key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
             match field {
-                0 => serde_struct::read(map, &mut self.image),
-                1 => serde_struct::read(map, &mut self.created),
+                0 => serde_struct::read(map, &mut self.created),
+                1 => serde_struct::read(map, &mut self.docker_image_reference),
                 2 => serde_struct::read(map, &mut self.generation),
-                3 => serde_struct::read(map, &mut self.docker_image_reference),
+                3 => serde_struct::read(map, &mut self.image),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }

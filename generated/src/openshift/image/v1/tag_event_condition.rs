@@ -80,14 +80,27 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for TagEventCondition {
         const NAME: &'static str = "TagEventCondition";
         const NAMES: &'static [&'static str] = &[
-            "type",
-            "reason",
-            "status",
-            "message",
             "generation",
             "lastTransitionTime",
+            "message",
+            "reason",
+            "status",
+            "type",
         ];
-        const REQUIRED: &'static [usize] = &[4, 2, 0];
+        const REQUIRED: &'static [usize] = &[0, 4, 5];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "generation" => Some(0),
+                "lastTransitionTime" => Some(1),
+                "message" => Some(2),
+                "reason" => Some(3),
+                "status" => Some(4),
+                "type" => Some(5),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -97,12 +110,12 @@ const _: () = {
             key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
             match field {
-                0 => serde_struct::read(map, &mut self.type_),
-                1 => serde_struct::read(map, &mut self.reason),
-                2 => serde_struct::read(map, &mut self.status),
-                3 => serde_struct::read(map, &mut self.message),
-                4 => serde_struct::read(map, &mut self.generation),
-                5 => serde_struct::read(map, &mut self.last_transition_time),
+                0 => serde_struct::read(map, &mut self.generation),
+                1 => serde_struct::read(map, &mut self.last_transition_time),
+                2 => serde_struct::read(map, &mut self.message),
+                3 => serde_struct::read(map, &mut self.reason),
+                4 => serde_struct::read(map, &mut self.status),
+                5 => serde_struct::read(map, &mut self.type_),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }

@@ -61,8 +61,18 @@ const _: () = {
 
     impl<'de> serde_struct::ReadFields<'de> for TagImportPolicy {
         const NAME: &'static str = "TagImportPolicy";
-        const NAMES: &'static [&'static str] = &["insecure", "scheduled", "importMode"];
+        const NAMES: &'static [&'static str] = &["importMode", "insecure", "scheduled"];
         const REQUIRED: &'static [usize] = &[];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "importMode" => Some(0),
+                "insecure" => Some(1),
+                "scheduled" => Some(2),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -72,9 +82,9 @@ const _: () = {
             key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
             match field {
-                0 => serde_struct::read(map, &mut self.insecure),
-                1 => serde_struct::read(map, &mut self.scheduled),
-                2 => serde_struct::read(map, &mut self.import_mode),
+                0 => serde_struct::read(map, &mut self.import_mode),
+                1 => serde_struct::read(map, &mut self.insecure),
+                2 => serde_struct::read(map, &mut self.scheduled),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }

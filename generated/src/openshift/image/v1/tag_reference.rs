@@ -85,15 +85,29 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for TagReference {
         const NAME: &'static str = "TagReference";
         const NAMES: &'static [&'static str] = &[
+            "annotations",
             "from",
+            "generation",
+            "importPolicy",
             "name",
             "reference",
-            "generation",
-            "annotations",
-            "importPolicy",
             "referencePolicy",
         ];
-        const REQUIRED: &'static [usize] = &[1];
+        const REQUIRED: &'static [usize] = &[4];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "annotations" => Some(0),
+                "from" => Some(1),
+                "generation" => Some(2),
+                "importPolicy" => Some(3),
+                "name" => Some(4),
+                "reference" => Some(5),
+                "referencePolicy" => Some(6),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -103,12 +117,12 @@ const _: () = {
             key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
             match field {
-                0 => serde_struct::read_optional_struct(map, &mut self.from),
-                1 => serde_struct::read(map, &mut self.name),
-                2 => serde_struct::read(map, &mut self.reference),
-                3 => serde_struct::read(map, &mut self.generation),
-                4 => serde_struct::read(map, &mut self.annotations),
-                5 => serde_struct::read_optional_struct(map, &mut self.import_policy),
+                0 => serde_struct::read(map, &mut self.annotations),
+                1 => serde_struct::read_optional_struct(map, &mut self.from),
+                2 => serde_struct::read(map, &mut self.generation),
+                3 => serde_struct::read_optional_struct(map, &mut self.import_policy),
+                4 => serde_struct::read(map, &mut self.name),
+                5 => serde_struct::read(map, &mut self.reference),
                 6 => serde_struct::read_optional_struct(map, &mut self.reference_policy),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }

@@ -52,6 +52,14 @@ const _: () = {
         const NAMES: &'static [&'static str] = &["type"];
         const REQUIRED: &'static [usize] = &[0];
 
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "type" => Some(0),
+                _ => None,
+            }
+        }
+
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,

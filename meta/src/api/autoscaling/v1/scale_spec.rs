@@ -52,6 +52,14 @@ const _: () = {
         const NAMES: &'static [&'static str] = &["replicas"];
         const REQUIRED: &'static [usize] = &[];
 
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "replicas" => Some(0),
+                _ => None,
+            }
+        }
+
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,

@@ -103,16 +103,31 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for DeleteOptions {
         const NAME: &'static str = "DeleteOptions";
         const NAMES: &'static [&'static str] = &[
-            "kind",
-            "dryRun",
             "apiVersion",
-            "preconditions",
-            "orphanDependents",
-            "propagationPolicy",
+            "dryRun",
             "gracePeriodSeconds",
             "ignoreStoreReadErrorWithClusterBreakingPotential",
+            "kind",
+            "orphanDependents",
+            "preconditions",
+            "propagationPolicy",
         ];
         const REQUIRED: &'static [usize] = &[];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "apiVersion" => Some(0),
+                "dryRun" => Some(1),
+                "gracePeriodSeconds" => Some(2),
+                "ignoreStoreReadErrorWithClusterBreakingPotential" => Some(3),
+                "kind" => Some(4),
+                "orphanDependents" => Some(5),
+                "preconditions" => Some(6),
+                "propagationPolicy" => Some(7),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -122,19 +137,19 @@ const _: () = {
             key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
             match field {
-                0 => serde_struct::read(map, &mut self.kind),
+                0 => serde_struct::read(map, &mut self.api_version),
                 1 => serde_struct::read(map, &mut self.dry_run),
-                2 => serde_struct::read(map, &mut self.api_version),
-                3 => serde_struct::read_optional_struct(map, &mut self.preconditions),
-                4 => serde_struct::read(map, &mut self.orphan_dependents),
-                5 => serde_struct::read(map, &mut self.propagation_policy),
-                6 => serde_struct::read(map, &mut self.grace_period_seconds),
-                7 => {
+                2 => serde_struct::read(map, &mut self.grace_period_seconds),
+                3 => {
                     serde_struct::read(
                         map,
                         &mut self.ignore_store_read_error_with_cluster_breaking_potential,
                     )
                 }
+                4 => serde_struct::read(map, &mut self.kind),
+                5 => serde_struct::read(map, &mut self.orphan_dependents),
+                6 => serde_struct::read_optional_struct(map, &mut self.preconditions),
+                7 => serde_struct::read(map, &mut self.propagation_policy),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }

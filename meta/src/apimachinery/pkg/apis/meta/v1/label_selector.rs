@@ -62,8 +62,17 @@ const _: () = {
 
     impl<'de> serde_struct::ReadFields<'de> for LabelSelector {
         const NAME: &'static str = "LabelSelector";
-        const NAMES: &'static [&'static str] = &["matchLabels", "matchExpressions"];
+        const NAMES: &'static [&'static str] = &["matchExpressions", "matchLabels"];
         const REQUIRED: &'static [usize] = &[];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "matchExpressions" => Some(0),
+                "matchLabels" => Some(1),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -73,8 +82,8 @@ const _: () = {
             key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
             match field {
-                0 => serde_struct::read(map, &mut self.match_labels),
-                1 => serde_struct::read_optional_struct_list(map, &mut self.match_expressions),
+                0 => serde_struct::read_optional_struct_list(map, &mut self.match_expressions),
+                1 => serde_struct::read(map, &mut self.match_labels),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }

@@ -57,8 +57,18 @@ const _: () = {
 
     impl<'de> serde_struct::ReadFields<'de> for LabelSelectorRequirement {
         const NAME: &'static str = "LabelSelectorRequirement";
-        const NAMES: &'static [&'static str] = &["key", "values", "operator"];
-        const REQUIRED: &'static [usize] = &[0, 2];
+        const NAMES: &'static [&'static str] = &["key", "operator", "values"];
+        const REQUIRED: &'static [usize] = &[0, 1];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "key" => Some(0),
+                "operator" => Some(1),
+                "values" => Some(2),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -69,8 +79,8 @@ const _: () = {
         ) -> Result<(), A::Error> {
             match field {
                 0 => serde_struct::read(map, &mut self.key),
-                1 => serde_struct::read(map, &mut self.values),
-                2 => serde_struct::read(map, &mut self.operator),
+                1 => serde_struct::read(map, &mut self.operator),
+                2 => serde_struct::read(map, &mut self.values),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }

@@ -81,12 +81,24 @@ const _: () = {
         const NAME: &'static str = "ListMeta";
         const NAMES: &'static [&'static str] = &[
             "continue",
+            "remainingItemCount",
+            "resourceVersion",
             "selfLink",
             "shardInfo",
-            "resourceVersion",
-            "remainingItemCount",
         ];
         const REQUIRED: &'static [usize] = &[];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "continue" => Some(0),
+                "remainingItemCount" => Some(1),
+                "resourceVersion" => Some(2),
+                "selfLink" => Some(3),
+                "shardInfo" => Some(4),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -97,10 +109,10 @@ const _: () = {
         ) -> Result<(), A::Error> {
             match field {
                 0 => serde_struct::read(map, &mut self.continue_),
-                1 => serde_struct::read(map, &mut self.self_link),
-                2 => serde_struct::read_optional_struct(map, &mut self.shard_info),
-                3 => serde_struct::read(map, &mut self.resource_version),
-                4 => serde_struct::read(map, &mut self.remaining_item_count),
+                1 => serde_struct::read(map, &mut self.remaining_item_count),
+                2 => serde_struct::read(map, &mut self.resource_version),
+                3 => serde_struct::read(map, &mut self.self_link),
+                4 => serde_struct::read_optional_struct(map, &mut self.shard_info),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }

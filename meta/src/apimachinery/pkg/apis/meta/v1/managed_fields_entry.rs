@@ -82,15 +82,29 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for ManagedFieldsEntry {
         const NAME: &'static str = "ManagedFieldsEntry";
         const NAMES: &'static [&'static str] = &[
-            "time",
-            "manager",
-            "fieldsV1",
-            "operation",
             "apiVersion",
             "fieldsType",
+            "fieldsV1",
+            "manager",
+            "operation",
             "subresource",
+            "time",
         ];
         const REQUIRED: &'static [usize] = &[];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "apiVersion" => Some(0),
+                "fieldsType" => Some(1),
+                "fieldsV1" => Some(2),
+                "manager" => Some(3),
+                "operation" => Some(4),
+                "subresource" => Some(5),
+                "time" => Some(6),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -100,13 +114,13 @@ const _: () = {
             key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
             match field {
-                0 => serde_struct::read(map, &mut self.time),
-                1 => serde_struct::read(map, &mut self.manager),
+                0 => serde_struct::read(map, &mut self.api_version),
+                1 => serde_struct::read(map, &mut self.fields_type),
                 2 => serde_struct::read(map, &mut self.fields_v1),
-                3 => serde_struct::read(map, &mut self.operation),
-                4 => serde_struct::read(map, &mut self.api_version),
-                5 => serde_struct::read(map, &mut self.fields_type),
-                6 => serde_struct::read(map, &mut self.subresource),
+                3 => serde_struct::read(map, &mut self.manager),
+                4 => serde_struct::read(map, &mut self.operation),
+                5 => serde_struct::read(map, &mut self.subresource),
+                6 => serde_struct::read(map, &mut self.time),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }

@@ -146,23 +146,45 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for ObjectMeta {
         const NAME: &'static str = "ObjectMeta";
         const NAMES: &'static [&'static str] = &[
-            "uid",
-            "name",
-            "labels",
-            "selfLink",
-            "namespace",
-            "finalizers",
-            "generation",
             "annotations",
+            "creationTimestamp",
+            "deletionGracePeriodSeconds",
+            "deletionTimestamp",
+            "finalizers",
             "generateName",
+            "generation",
+            "labels",
             "managedFields",
+            "name",
+            "namespace",
             "ownerReferences",
             "resourceVersion",
-            "creationTimestamp",
-            "deletionTimestamp",
-            "deletionGracePeriodSeconds",
+            "selfLink",
+            "uid",
         ];
         const REQUIRED: &'static [usize] = &[];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "annotations" => Some(0),
+                "creationTimestamp" => Some(1),
+                "deletionGracePeriodSeconds" => Some(2),
+                "deletionTimestamp" => Some(3),
+                "finalizers" => Some(4),
+                "generateName" => Some(5),
+                "generation" => Some(6),
+                "labels" => Some(7),
+                "managedFields" => Some(8),
+                "name" => Some(9),
+                "namespace" => Some(10),
+                "ownerReferences" => Some(11),
+                "resourceVersion" => Some(12),
+                "selfLink" => Some(13),
+                "uid" => Some(14),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -172,21 +194,21 @@ const _: () = {
             key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
             match field {
-                0 => serde_struct::read(map, &mut self.uid),
-                1 => serde_struct::read(map, &mut self.name),
-                2 => serde_struct::read(map, &mut self.labels),
-                3 => serde_struct::read(map, &mut self.self_link),
-                4 => serde_struct::read(map, &mut self.namespace),
-                5 => serde_struct::read(map, &mut self.finalizers),
+                0 => serde_struct::read(map, &mut self.annotations),
+                1 => serde_struct::read(map, &mut self.creation_timestamp),
+                2 => serde_struct::read(map, &mut self.deletion_grace_period_seconds),
+                3 => serde_struct::read(map, &mut self.deletion_timestamp),
+                4 => serde_struct::read(map, &mut self.finalizers),
+                5 => serde_struct::read(map, &mut self.generate_name),
                 6 => serde_struct::read(map, &mut self.generation),
-                7 => serde_struct::read(map, &mut self.annotations),
-                8 => serde_struct::read(map, &mut self.generate_name),
-                9 => serde_struct::read_optional_struct_list(map, &mut self.managed_fields),
-                10 => serde_struct::read_optional_struct_list(map, &mut self.owner_references),
-                11 => serde_struct::read(map, &mut self.resource_version),
-                12 => serde_struct::read(map, &mut self.creation_timestamp),
-                13 => serde_struct::read(map, &mut self.deletion_timestamp),
-                14 => serde_struct::read(map, &mut self.deletion_grace_period_seconds),
+                7 => serde_struct::read(map, &mut self.labels),
+                8 => serde_struct::read_optional_struct_list(map, &mut self.managed_fields),
+                9 => serde_struct::read(map, &mut self.name),
+                10 => serde_struct::read(map, &mut self.namespace),
+                11 => serde_struct::read_optional_struct_list(map, &mut self.owner_references),
+                12 => serde_struct::read(map, &mut self.resource_version),
+                13 => serde_struct::read(map, &mut self.self_link),
+                14 => serde_struct::read(map, &mut self.uid),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }

@@ -77,14 +77,27 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for OwnerReference {
         const NAME: &'static str = "OwnerReference";
         const NAMES: &'static [&'static str] = &[
-            "uid",
+            "apiVersion",
+            "blockOwnerDeletion",
+            "controller",
             "kind",
             "name",
-            "apiVersion",
-            "controller",
-            "blockOwnerDeletion",
+            "uid",
         ];
-        const REQUIRED: &'static [usize] = &[3, 1, 2, 0];
+        const REQUIRED: &'static [usize] = &[0, 3, 4, 5];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "apiVersion" => Some(0),
+                "blockOwnerDeletion" => Some(1),
+                "controller" => Some(2),
+                "kind" => Some(3),
+                "name" => Some(4),
+                "uid" => Some(5),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -94,12 +107,12 @@ const _: () = {
             key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
             match field {
-                0 => serde_struct::read(map, &mut self.uid),
-                1 => serde_struct::read(map, &mut self.kind),
-                2 => serde_struct::read(map, &mut self.name),
-                3 => serde_struct::read(map, &mut self.api_version),
-                4 => serde_struct::read(map, &mut self.controller),
-                5 => serde_struct::read(map, &mut self.block_owner_deletion),
+                0 => serde_struct::read(map, &mut self.api_version),
+                1 => serde_struct::read(map, &mut self.block_owner_deletion),
+                2 => serde_struct::read(map, &mut self.controller),
+                3 => serde_struct::read(map, &mut self.kind),
+                4 => serde_struct::read(map, &mut self.name),
+                5 => serde_struct::read(map, &mut self.uid),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }

@@ -60,8 +60,17 @@ const _: () = {
 
     impl<'de> serde_struct::ReadFields<'de> for Preconditions {
         const NAME: &'static str = "Preconditions";
-        const NAMES: &'static [&'static str] = &["uid", "resourceVersion"];
+        const NAMES: &'static [&'static str] = &["resourceVersion", "uid"];
         const REQUIRED: &'static [usize] = &[];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "resourceVersion" => Some(0),
+                "uid" => Some(1),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -71,8 +80,8 @@ const _: () = {
             key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
             match field {
-                0 => serde_struct::read(map, &mut self.uid),
-                1 => serde_struct::read(map, &mut self.resource_version),
+                0 => serde_struct::read(map, &mut self.resource_version),
+                1 => serde_struct::read(map, &mut self.uid),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }

@@ -96,16 +96,31 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for Status {
         const NAME: &'static str = "Status";
         const NAMES: &'static [&'static str] = &[
+            "apiVersion",
             "code",
-            "kind",
-            "reason",
-            "status",
             "details",
+            "kind",
             "message",
             "metadata",
-            "apiVersion",
+            "reason",
+            "status",
         ];
         const REQUIRED: &'static [usize] = &[];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "apiVersion" => Some(0),
+                "code" => Some(1),
+                "details" => Some(2),
+                "kind" => Some(3),
+                "message" => Some(4),
+                "metadata" => Some(5),
+                "reason" => Some(6),
+                "status" => Some(7),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -115,14 +130,14 @@ const _: () = {
             key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
             match field {
-                0 => serde_struct::read(map, &mut self.code),
-                1 => serde_struct::read(map, &mut self.kind),
-                2 => serde_struct::read(map, &mut self.reason),
-                3 => serde_struct::read(map, &mut self.status),
-                4 => serde_struct::read_optional_struct(map, &mut self.details),
-                5 => serde_struct::read(map, &mut self.message),
-                6 => serde_struct::read_optional_struct(map, &mut self.metadata),
-                7 => serde_struct::read(map, &mut self.api_version),
+                0 => serde_struct::read(map, &mut self.api_version),
+                1 => serde_struct::read(map, &mut self.code),
+                2 => serde_struct::read_optional_struct(map, &mut self.details),
+                3 => serde_struct::read(map, &mut self.kind),
+                4 => serde_struct::read(map, &mut self.message),
+                5 => serde_struct::read_optional_struct(map, &mut self.metadata),
+                6 => serde_struct::read(map, &mut self.reason),
+                7 => serde_struct::read(map, &mut self.status),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }

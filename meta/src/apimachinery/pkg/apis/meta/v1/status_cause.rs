@@ -61,8 +61,18 @@ const _: () = {
 
     impl<'de> serde_struct::ReadFields<'de> for StatusCause {
         const NAME: &'static str = "StatusCause";
-        const NAMES: &'static [&'static str] = &["field", "reason", "message"];
+        const NAMES: &'static [&'static str] = &["field", "message", "reason"];
         const REQUIRED: &'static [usize] = &[];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "field" => Some(0),
+                "message" => Some(1),
+                "reason" => Some(2),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -73,8 +83,8 @@ const _: () = {
         ) -> Result<(), A::Error> {
             match field {
                 0 => serde_struct::read(map, &mut self.field),
-                1 => serde_struct::read(map, &mut self.reason),
-                2 => serde_struct::read(map, &mut self.message),
+                1 => serde_struct::read(map, &mut self.message),
+                2 => serde_struct::read(map, &mut self.reason),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }

@@ -81,14 +81,27 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for StatusDetails {
         const NAME: &'static str = "StatusDetails";
         const NAMES: &'static [&'static str] = &[
-            "uid",
+            "causes",
+            "group",
             "kind",
             "name",
-            "group",
-            "causes",
             "retryAfterSeconds",
+            "uid",
         ];
         const REQUIRED: &'static [usize] = &[];
+
+        #[inline]
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "causes" => Some(0),
+                "group" => Some(1),
+                "kind" => Some(2),
+                "name" => Some(3),
+                "retryAfterSeconds" => Some(4),
+                "uid" => Some(5),
+                _ => None,
+            }
+        }
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -98,12 +111,12 @@ const _: () = {
             key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
             match field {
-                0 => serde_struct::read(map, &mut self.uid),
-                1 => serde_struct::read(map, &mut self.kind),
-                2 => serde_struct::read(map, &mut self.name),
-                3 => serde_struct::read(map, &mut self.group),
-                4 => serde_struct::read_optional_struct_list(map, &mut self.causes),
-                5 => serde_struct::read(map, &mut self.retry_after_seconds),
+                0 => serde_struct::read_optional_struct_list(map, &mut self.causes),
+                1 => serde_struct::read(map, &mut self.group),
+                2 => serde_struct::read(map, &mut self.kind),
+                3 => serde_struct::read(map, &mut self.name),
+                4 => serde_struct::read(map, &mut self.retry_after_seconds),
+                5 => serde_struct::read(map, &mut self.uid),
                 _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
         }
