@@ -145,13 +145,12 @@ fn serialize_impl(code: &mut Code, context: &Context<'_>, ty: &TypeDef, fields: 
     if present.is_empty() {
         code.line(&format!("let len = {always}{extra_len};"));
     } else {
-        let present: Vec<&str> = present.iter().map(String::as_str).collect();
-        code.list(
-            &format!("let len = serde_struct::len({always}, &["),
-            &present,
-            "])",
-            &format!("{extra_len};"),
-        );
+        // One statement per optional field, not one expression: a struct with thousands
+        // of optional fields would otherwise be an expression nested thousands deep.
+        code.line(&format!("let mut len = {always}{extra_len};"));
+        for present in &present {
+            code.line(&format!("len += usize::from({present});"));
+        }
     }
     let binding = if fields.is_empty() {
         "let state"
