@@ -142,24 +142,35 @@ fn serialize_impl(code: &mut Code, context: &Context<'_>, ty: &TypeDef, fields: 
     if always < fields.len() {
         code.line(&format!("use {runtime}::serde_struct;"));
     }
-    if present.is_empty() {
-        code.line(&format!("let len = {always}{extra_len};"));
-    } else {
-        // One statement per optional field, not one expression: a struct with thousands
-        // of optional fields would otherwise be an expression nested thousands deep.
-        code.line(&format!("let mut len = {always}{extra_len};"));
-        for present in &present {
-            code.line(&format!("len += usize::from({present});"));
-        }
-    }
     let binding = if fields.is_empty() {
         "let state"
     } else {
         "let mut state"
     };
-    code.line(&format!(
-        "{binding} = serializer.serialize_map(Some(len))?;"
-    ));
+    if present.is_empty() {
+        code.line(&format!("let len = {always}{extra_len};"));
+        code.line(&format!(
+            "{binding} = serializer.serialize_map(Some(len))?;"
+        ));
+    } else {
+        // A human-readable format (JSON, YAML) writes a map's entries as they come and is
+        // not told their number, as serde's derive does for a struct with a flattened
+        // field; the length pass then costs nothing (BENCHMARKS.md, section c). A compact
+        // one (bincode, MessagePack, CBOR) is given the exact number. One statement per
+        // optional field, not one expression: a struct with thousands of optional fields
+        // would otherwise be an expression nested thousands deep.
+        code.open("let len = if serializer.is_human_readable() {");
+        code.line("None");
+        code.shallower();
+        code.open("} else {");
+        code.line(&format!("let mut len = {always}{extra_len};"));
+        for present in &present {
+            code.line(&format!("len += usize::from({present});"));
+        }
+        code.line("Some(len)");
+        code.close("};");
+        code.line(&format!("{binding} = serializer.serialize_map(len)?;"));
+    }
     for field in fields {
         let member = &field.rust_name;
         let json = str_literal(&field.json_name);
