@@ -81,7 +81,7 @@ pub mod com {
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
-                            let mut len = 0 + self.unknown_fields.len();
+                            let mut len = self.unknown_fields.len();
                             len += usize::from(self.note.is_some());
                             Some(len)
                         };

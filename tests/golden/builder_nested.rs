@@ -74,7 +74,7 @@ pub mod com {
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
-                            let mut len = 0 + self.unknown_fields.len();
+                            let mut len = self.unknown_fields.len();
                             len += usize::from(self.scheduled.is_some());
                             len += usize::from(self.insecure.is_some());
                             Some(len)
@@ -741,7 +741,7 @@ pub mod com {
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
-                            let mut len = 0 + self.unknown_fields.len();
+                            let mut len = self.unknown_fields.len();
                             len += usize::from(self.limit.is_some());
                             Some(len)
                         };

@@ -250,7 +250,7 @@ pub mod io {
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
-                            let mut len = 0 + self.unknown_fields.len();
+                            let mut len = self.unknown_fields.len();
                             len += usize::from(self.extended.is_some());
                             len += usize::from(self.either.is_some());
                             len += usize::from(self.exclusive.is_some());
@@ -718,7 +718,7 @@ pub mod io {
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
-                            let mut len = 0 + self.unknown_fields.len();
+                            let mut len = self.unknown_fields.len();
                             len += usize::from(self.name.is_some());
                             len += usize::from(self.size.is_some());
                             len += usize::from(self.url.is_some());
@@ -876,7 +876,7 @@ pub mod io {
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
-                            let mut len = 0 + self.unknown_fields.len();
+                            let mut len = self.unknown_fields.len();
                             len += usize::from(self.a.is_some());
                             len += usize::from(self.b.is_some());
                             Some(len)
@@ -1069,7 +1069,7 @@ pub mod io {
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
-                            let mut len = 0 + self.unknown_fields.len();
+                            let mut len = self.unknown_fields.len();
                             len += usize::from(self.x.is_some());
                             Some(len)
                         };
@@ -1612,7 +1612,7 @@ pub mod io {
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
-                            let mut len = 0 + self.unknown_fields.len();
+                            let mut len = self.unknown_fields.len();
                             len += usize::from(self.url.is_some());
                             Some(len)
                         };

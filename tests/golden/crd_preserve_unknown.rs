@@ -105,7 +105,7 @@ pub mod io {
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
-                            let mut len = 0 + self.unknown_fields.len();
+                            let mut len = self.unknown_fields.len();
                             len += usize::from(self.spec.is_some());
                             len += usize::from(self.status.is_some());
                             len += usize::from(self.metadata.is_some());
@@ -896,7 +896,7 @@ pub mod io {
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
-                            let mut len = 0 + self.unknown_fields.len();
+                            let mut len = self.unknown_fields.len();
                             len += usize::from(self.entrypoint.is_some());
                             Some(len)
                         };
@@ -1282,7 +1282,7 @@ pub mod io {
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
-                            let mut len = 0 + self.unknown_fields.len();
+                            let mut len = self.unknown_fields.len();
                             len += usize::from(self.metadata.is_some());
                             len += usize::from(self.api_version.is_present());
                             len += usize::from(self.kind.is_present());

@@ -206,7 +206,7 @@ pub mod io {
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
-                            let mut len = 0 + self.additional_properties_2.len();
+                            let mut len = self.additional_properties_2.len();
                             len += usize::from(self.additional_properties.is_some());
                             len += usize::from(self.unknown_fields.is_some());
                             Some(len)
@@ -367,7 +367,7 @@ pub mod io {
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
-                            let mut len = 0 + self.additional_properties.len();
+                            let mut len = self.additional_properties.len();
                             len += usize::from(self.name.is_some());
                             Some(len)
                         };
@@ -497,7 +497,7 @@ pub mod io {
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
-                            let mut len = 0 + self.additional_properties.len();
+                            let mut len = self.additional_properties.len();
                             len += usize::from(self.name.is_some());
                             Some(len)
                         };
@@ -629,7 +629,7 @@ pub mod io {
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
-                            let mut len = 0 + self.additional_properties.len();
+                            let mut len = self.additional_properties.len();
                             len += usize::from(self.name.is_some());
                             Some(len)
                         };
@@ -762,7 +762,7 @@ pub mod io {
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
-                            let mut len = 0 + self.unknown_fields.len();
+                            let mut len = self.unknown_fields.len();
                             len += usize::from(self.chart.is_some());
                             len += usize::from(self.values.is_some());
                             Some(len)
@@ -905,7 +905,7 @@ pub mod io {
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
-                            let mut len = 0 + self.unknown_fields.len();
+                            let mut len = self.unknown_fields.len();
                             len += usize::from(self.replica_count.is_some());
                             Some(len)
                         };

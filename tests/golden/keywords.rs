@@ -70,7 +70,7 @@ pub mod io {
                             let len = if serializer.is_human_readable() {
                                 None
                             } else {
-                                let mut len = 0 + self.unknown_fields.len();
+                                let mut len = self.unknown_fields.len();
                                 len += usize::from(self.value.is_some());
                                 Some(len)
                             };
@@ -601,7 +601,7 @@ pub mod io {
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
-                            let mut len = 0 + self.unknown_fields.len();
+                            let mut len = self.unknown_fields.len();
                             len += usize::from(self.self_.is_some());
                             Some(len)
                         };

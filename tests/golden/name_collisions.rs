@@ -75,7 +75,7 @@ pub mod io {
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
-                            let mut len = 0 + self.unknown_fields.len();
+                            let mut len = self.unknown_fields.len();
                             len += usize::from(self.spec.is_some());
                             len += usize::from(self.name_3.is_some());
                             len += usize::from(self.name.is_some());
@@ -246,7 +246,7 @@ pub mod io {
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
-                            let mut len = 0 + self.unknown_fields.len();
+                            let mut len = self.unknown_fields.len();
                             len += usize::from(self.size.is_some());
                             Some(len)
                         };
@@ -380,7 +380,7 @@ pub mod io {
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
-                            let mut len = 0 + self.unknown_fields.len();
+                            let mut len = self.unknown_fields.len();
                             len += usize::from(self.other.is_some());
                             Some(len)
                         };
@@ -515,7 +515,7 @@ pub mod io {
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
-                            let mut len = 0 + self.unknown_fields.len();
+                            let mut len = self.unknown_fields.len();
                             len += usize::from(self.replicas.is_some());
                             Some(len)
                         };
@@ -650,7 +650,7 @@ pub mod io {
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
-                            let mut len = 0 + self.unknown_fields.len();
+                            let mut len = self.unknown_fields.len();
                             len += usize::from(self.v1.is_some());
                             Some(len)
                         };

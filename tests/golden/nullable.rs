@@ -68,7 +68,7 @@ pub mod io {
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
-                            let mut len = 0 + self.unknown_fields.len();
+                            let mut len = self.unknown_fields.len();
                             len += usize::from(self.a.is_some());
                             len += usize::from(self.next.is_some());
                             Some(len)

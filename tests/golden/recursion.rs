@@ -206,7 +206,7 @@ pub mod io {
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
-                            let mut len = 0 + self.unknown_fields.len();
+                            let mut len = self.unknown_fields.len();
                             len += usize::from(self.name.is_some());
                             Some(len)
                         };
@@ -344,7 +344,7 @@ pub mod io {
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
-                            let mut len = 0 + self.unknown_fields.len();
+                            let mut len = self.unknown_fields.len();
                             len += usize::from(self.children.is_some());
                             len += usize::from(self.next.is_some());
                             len += usize::from(self.by_name.is_some());
@@ -560,7 +560,7 @@ pub mod io {
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
-                            let mut len = 0 + self.unknown_fields.len();
+                            let mut len = self.unknown_fields.len();
                             len += usize::from(self.even.is_some());
                             len += usize::from(self.leaf.is_some());
                             Some(len)
@@ -718,7 +718,7 @@ pub mod io {
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
-                            let mut len = 0 + self.unknown_fields.len();
+                            let mut len = self.unknown_fields.len();
                             len += usize::from(self.not.is_some());
                             len += usize::from(self.items.is_some());
                             len += usize::from(self.properties.is_some());

@@ -832,7 +832,7 @@ pub mod com {
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
-                            let mut len = 0 + self.unknown_fields.len();
+                            let mut len = self.unknown_fields.len();
                             len += usize::from(self.api_version.is_present());
                             len += usize::from(self.kind.is_present());
                             len += usize::from(self.metadata.is_some());
@@ -1059,7 +1059,7 @@ pub mod com {
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
-                            let mut len = 0 + self.unknown_fields.len();
+                            let mut len = self.unknown_fields.len();
                             len += usize::from(self.api_version.is_some());
                             len += usize::from(self.kind.is_some());
                             len += usize::from(self.dry_run.is_some());

@@ -94,7 +94,7 @@ pub mod com {
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
-                            let mut len = 0 + self.unknown_fields.len();
+                            let mut len = self.unknown_fields.len();
                             len += usize::from(self.api_version.is_present());
                             len += usize::from(self.kind.is_present());
                             len += usize::from(self.size.is_some());

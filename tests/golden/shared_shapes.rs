@@ -111,7 +111,7 @@ pub mod io {
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
-                            let mut len = 0 + self.unknown_fields.len();
+                            let mut len = self.unknown_fields.len();
                             len += usize::from(self.spec.is_some());
                             len += usize::from(self.status.is_some());
                             len += usize::from(self.metadata.is_some());
@@ -916,7 +916,7 @@ pub mod io {
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
-                            let mut len = 0 + self.unknown_fields.len();
+                            let mut len = self.unknown_fields.len();
                             len += usize::from(self.primary.is_some());
                             len += usize::from(self.backup.is_some());
                             len += usize::from(self.env.is_some());
@@ -1576,7 +1576,7 @@ pub mod io {
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
-                            let mut len = 0 + self.unknown_fields.len();
+                            let mut len = self.unknown_fields.len();
                             len += usize::from(self.config_map_key_ref.is_some());
                             len += usize::from(self.secret_key_ref.is_some());
                             Some(len)
@@ -2097,7 +2097,7 @@ pub mod io {
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
-                            let mut len = 0 + self.unknown_fields.len();
+                            let mut len = self.unknown_fields.len();
                             len += usize::from(self.name.is_some());
                             len += usize::from(self.target.is_some());
                             len += usize::from(self.env.is_some());
@@ -2274,7 +2274,7 @@ pub mod io {
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
-                            let mut len = 0 + self.unknown_fields.len();
+                            let mut len = self.unknown_fields.len();
                             len += usize::from(self.active.is_some());
                             Some(len)
                         };

@@ -89,7 +89,7 @@ pub mod com {
                             let len = if serializer.is_human_readable() {
                                 None
                             } else {
-                                let mut len = 0 + self.unknown_fields.len();
+                                let mut len = self.unknown_fields.len();
                                 len += usize::from(self.holder_identity.is_some());
                                 len += usize::from(self.script.is_some());
                                 len += usize::from(self.fence.is_some());

@@ -166,14 +166,18 @@ mod compact {
     pub struct Compact;
 
     fn told(what: &str, told: Option<usize>) -> Result<usize, Error> {
-        told.ok_or_else(|| Error::custom(format!("a {what} of a compact format without its length")))
+        told.ok_or_else(|| {
+            Error::custom(format!("a {what} of a compact format without its length"))
+        })
     }
 
     fn counted(what: &str, told: usize, written: usize) -> Result<(), Error> {
         if told == written {
             Ok(())
         } else {
-            Err(Error::custom(format!("a {what} told {told} entries, written {written}")))
+            Err(Error::custom(format!(
+                "a {what} told {told} entries, written {written}"
+            )))
         }
     }
 
@@ -344,7 +348,10 @@ mod compact {
         }
 
         fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
-            let key = self.2.take().ok_or_else(|| Error::custom("a value without its key"))?;
+            let key = self
+                .2
+                .take()
+                .ok_or_else(|| Error::custom("a value without its key"))?;
             let value = value.serialize(Compact)?;
             if self.1.insert(key.clone(), value).is_some() {
                 return Err(Error::custom(format!("`{key}` written twice")));

@@ -116,7 +116,7 @@ fn serialize_impl(code: &mut Code, context: &Context<'_>, ty: &TypeDef, fields: 
         .filter(|f| matches!(presence(context, f), Presence::Required))
         .count();
     let mut present: Vec<String> = Vec::new();
-    let mut extra_len = String::new();
+    let mut extra_len: Option<String> = None;
     for field in fields {
         let member = &field.rust_name;
         match presence(context, field) {
@@ -125,7 +125,7 @@ fn serialize_impl(code: &mut Code, context: &Context<'_>, ty: &TypeDef, fields: 
                 present.push(format!("self.{member}.is_some()"));
             }
             Presence::Marker(_) => present.push(format!("self.{member}.is_present()")),
-            Presence::Extra => extra_len = format!(" + self.{member}.len()"),
+            Presence::Extra => extra_len = Some(format!("self.{member}.len()")),
         }
     }
 
@@ -142,13 +142,19 @@ fn serialize_impl(code: &mut Code, context: &Context<'_>, ty: &TypeDef, fields: 
     if always < fields.len() {
         code.line(&format!("use {runtime}::serde_struct;"));
     }
+    // The entries always written: the required fields and the unknown ones.
+    let always = match (always, extra_len) {
+        (0, Some(extra)) => extra,
+        (always, Some(extra)) => format!("{always} + {extra}"),
+        (always, None) => always.to_string(),
+    };
     let binding = if fields.is_empty() {
         "let state"
     } else {
         "let mut state"
     };
     if present.is_empty() {
-        code.line(&format!("let len = {always}{extra_len};"));
+        code.line(&format!("let len = {always};"));
         code.line(&format!(
             "{binding} = serializer.serialize_map(Some(len))?;"
         ));
@@ -163,7 +169,7 @@ fn serialize_impl(code: &mut Code, context: &Context<'_>, ty: &TypeDef, fields: 
         code.line("None");
         code.shallower();
         code.open("} else {");
-        code.line(&format!("let mut len = {always}{extra_len};"));
+        code.line(&format!("let mut len = {always};"));
         for present in &present {
             code.line(&format!("len += usize::from({present});"));
         }

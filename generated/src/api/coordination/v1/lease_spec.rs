@@ -38,7 +38,7 @@ impl ::serde::Serialize for LeaseSpec {
         let len = if serializer.is_human_readable() {
             None
         } else {
-            let mut len = 0 + self.unknown_fields.len();
+            let mut len = self.unknown_fields.len();
             len += usize::from(self.acquire_time.is_some());
             len += usize::from(self.holder_identity.is_some());
             len += usize::from(self.lease_duration_seconds.is_some());

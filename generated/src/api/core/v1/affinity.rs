@@ -26,7 +26,7 @@ impl ::serde::Serialize for Affinity {
         let len = if serializer.is_human_readable() {
             None
         } else {
-            let mut len = 0 + self.unknown_fields.len();
+            let mut len = self.unknown_fields.len();
             len += usize::from(self.node_affinity.is_some());
             len += usize::from(self.pod_affinity.is_some());
             len += usize::from(self.pod_anti_affinity.is_some());

@@ -28,7 +28,7 @@ impl ::serde::Serialize for ConfigMapVolumeSource {
         let len = if serializer.is_human_readable() {
             None
         } else {
-            let mut len = 0 + self.unknown_fields.len();
+            let mut len = self.unknown_fields.len();
             len += usize::from(self.default_mode.is_some());
             len += usize::from(self.items.is_some());
             len += usize::from(self.name.is_some());

@@ -26,7 +26,7 @@ impl ::serde::Serialize for ContainerState {
         let len = if serializer.is_human_readable() {
             None
         } else {
-            let mut len = 0 + self.unknown_fields.len();
+            let mut len = self.unknown_fields.len();
             len += usize::from(self.running.is_some());
             len += usize::from(self.terminated.is_some());
             len += usize::from(self.waiting.is_some());

@@ -24,7 +24,7 @@ impl ::serde::Serialize for ContainerStateWaiting {
         let len = if serializer.is_human_readable() {
             None
         } else {
-            let mut len = 0 + self.unknown_fields.len();
+            let mut len = self.unknown_fields.len();
             len += usize::from(self.message.is_some());
             len += usize::from(self.reason.is_some());
             Some(len)

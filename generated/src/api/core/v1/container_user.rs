@@ -22,7 +22,7 @@ impl ::serde::Serialize for ContainerUser {
         let len = if serializer.is_human_readable() {
             None
         } else {
-            let mut len = 0 + self.unknown_fields.len();
+            let mut len = self.unknown_fields.len();
             len += usize::from(self.linux.is_some());
             Some(len)
         };

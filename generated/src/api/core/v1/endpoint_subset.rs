@@ -26,7 +26,7 @@ impl ::serde::Serialize for EndpointSubset {
         let len = if serializer.is_human_readable() {
             None
         } else {
-            let mut len = 0 + self.unknown_fields.len();
+            let mut len = self.unknown_fields.len();
             len += usize::from(self.addresses.is_some());
             len += usize::from(self.not_ready_addresses.is_some());
             len += usize::from(self.ports.is_some());

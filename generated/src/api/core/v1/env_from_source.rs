@@ -26,7 +26,7 @@ impl ::serde::Serialize for EnvFromSource {
         let len = if serializer.is_human_readable() {
             None
         } else {
-            let mut len = 0 + self.unknown_fields.len();
+            let mut len = self.unknown_fields.len();
             len += usize::from(self.config_map_ref.is_some());
             len += usize::from(self.prefix.is_some());
             len += usize::from(self.secret_ref.is_some());

@@ -30,7 +30,7 @@ impl ::serde::Serialize for EnvVarSource {
         let len = if serializer.is_human_readable() {
             None
         } else {
-            let mut len = 0 + self.unknown_fields.len();
+            let mut len = self.unknown_fields.len();
             len += usize::from(self.config_map_key_ref.is_some());
             len += usize::from(self.field_ref.is_some());
             len += usize::from(self.file_key_ref.is_some());

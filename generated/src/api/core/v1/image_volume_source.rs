@@ -24,7 +24,7 @@ impl ::serde::Serialize for ImageVolumeSource {
         let len = if serializer.is_human_readable() {
             None
         } else {
-            let mut len = 0 + self.unknown_fields.len();
+            let mut len = self.unknown_fields.len();
             len += usize::from(self.pull_policy.is_some());
             len += usize::from(self.reference.is_some());
             Some(len)

@@ -26,7 +26,7 @@ impl ::serde::Serialize for Lifecycle {
         let len = if serializer.is_human_readable() {
             None
         } else {
-            let mut len = 0 + self.unknown_fields.len();
+            let mut len = self.unknown_fields.len();
             len += usize::from(self.post_start.is_some());
             len += usize::from(self.pre_stop.is_some());
             len += usize::from(self.stop_signal.is_some());

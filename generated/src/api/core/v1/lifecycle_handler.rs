@@ -28,7 +28,7 @@ impl ::serde::Serialize for LifecycleHandler {
         let len = if serializer.is_human_readable() {
             None
         } else {
-            let mut len = 0 + self.unknown_fields.len();
+            let mut len = self.unknown_fields.len();
             len += usize::from(self.exec.is_some());
             len += usize::from(self.http_get.is_some());
             len += usize::from(self.sleep.is_some());

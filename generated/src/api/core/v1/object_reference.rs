@@ -34,7 +34,7 @@ impl ::serde::Serialize for ObjectReference {
         let len = if serializer.is_human_readable() {
             None
         } else {
-            let mut len = 0 + self.unknown_fields.len();
+            let mut len = self.unknown_fields.len();
             len += usize::from(self.api_version.is_some());
             len += usize::from(self.field_path.is_some());
             len += usize::from(self.kind.is_some());

@@ -40,7 +40,7 @@ impl ::serde::Serialize for PersistentVolumeClaimSpec {
         let len = if serializer.is_human_readable() {
             None
         } else {
-            let mut len = 0 + self.unknown_fields.len();
+            let mut len = self.unknown_fields.len();
             len += usize::from(self.access_modes.is_some());
             len += usize::from(self.data_source.is_some());
             len += usize::from(self.data_source_ref.is_some());

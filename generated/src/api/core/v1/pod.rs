@@ -61,7 +61,7 @@ impl ::serde::Serialize for Pod {
         let len = if serializer.is_human_readable() {
             None
         } else {
-            let mut len = 0 + self.unknown_fields.len();
+            let mut len = self.unknown_fields.len();
             len += usize::from(self.api_version.is_present());
             len += usize::from(self.kind.is_present());
             len += usize::from(self.metadata.is_some());

@@ -28,7 +28,7 @@ impl ::serde::Serialize for PodAffinity {
         let len = if serializer.is_human_readable() {
             None
         } else {
-            let mut len = 0 + self.unknown_fields.len();
+            let mut len = self.unknown_fields.len();
             len += usize::from(self.preferred_during_scheduling_ignored_during_execution.is_some());
             len += usize::from(self.required_during_scheduling_ignored_during_execution.is_some());
             Some(len)

@@ -26,7 +26,7 @@ impl ::serde::Serialize for PodDNSConfig {
         let len = if serializer.is_human_readable() {
             None
         } else {
-            let mut len = 0 + self.unknown_fields.len();
+            let mut len = self.unknown_fields.len();
             len += usize::from(self.nameservers.is_some());
             len += usize::from(self.options.is_some());
             len += usize::from(self.searches.is_some());

@@ -46,7 +46,7 @@ impl ::serde::Serialize for PodSecurityContext {
         let len = if serializer.is_human_readable() {
             None
         } else {
-            let mut len = 0 + self.unknown_fields.len();
+            let mut len = self.unknown_fields.len();
             len += usize::from(self.app_armor_profile.is_some());
             len += usize::from(self.fs_group.is_some());
             len += usize::from(self.fs_group_change_policy.is_some());

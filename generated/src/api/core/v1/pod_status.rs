@@ -69,7 +69,7 @@ impl ::serde::Serialize for PodStatus {
         let len = if serializer.is_human_readable() {
             None
         } else {
-            let mut len = 0 + self.unknown_fields.len();
+            let mut len = self.unknown_fields.len();
             len += usize::from(self.allocated_resources.is_some());
             len += usize::from(self.conditions.is_some());
             len += usize::from(self.container_statuses.is_some());

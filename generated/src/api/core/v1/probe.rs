@@ -40,7 +40,7 @@ impl ::serde::Serialize for Probe {
         let len = if serializer.is_human_readable() {
             None
         } else {
-            let mut len = 0 + self.unknown_fields.len();
+            let mut len = self.unknown_fields.len();
             len += usize::from(self.exec.is_some());
             len += usize::from(self.failure_threshold.is_some());
             len += usize::from(self.grpc.is_some());

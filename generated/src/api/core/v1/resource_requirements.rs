@@ -36,7 +36,7 @@ impl ::serde::Serialize for ResourceRequirements {
         let len = if serializer.is_human_readable() {
             None
         } else {
-            let mut len = 0 + self.unknown_fields.len();
+            let mut len = self.unknown_fields.len();
             len += usize::from(self.claims.is_some());
             len += usize::from(self.limits.is_some());
             len += usize::from(self.requests.is_some());

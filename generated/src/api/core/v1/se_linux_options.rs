@@ -28,7 +28,7 @@ impl ::serde::Serialize for SELinuxOptions {
         let len = if serializer.is_human_readable() {
             None
         } else {
-            let mut len = 0 + self.unknown_fields.len();
+            let mut len = self.unknown_fields.len();
             len += usize::from(self.level.is_some());
             len += usize::from(self.role.is_some());
             len += usize::from(self.type_.is_some());

@@ -44,7 +44,7 @@ impl ::serde::Serialize for SecurityContext {
         let len = if serializer.is_human_readable() {
             None
         } else {
-            let mut len = 0 + self.unknown_fields.len();
+            let mut len = self.unknown_fields.len();
             len += usize::from(self.allow_privilege_escalation.is_some());
             len += usize::from(self.app_armor_profile.is_some());
             len += usize::from(self.capabilities.is_some());

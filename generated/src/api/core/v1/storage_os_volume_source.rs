@@ -30,7 +30,7 @@ impl ::serde::Serialize for StorageOSVolumeSource {
         let len = if serializer.is_human_readable() {
             None
         } else {
-            let mut len = 0 + self.unknown_fields.len();
+            let mut len = self.unknown_fields.len();
             len += usize::from(self.fs_type.is_some());
             len += usize::from(self.read_only.is_some());
             len += usize::from(self.secret_ref.is_some());

@@ -30,7 +30,7 @@ impl ::serde::Serialize for Toleration {
         let len = if serializer.is_human_readable() {
             None
         } else {
-            let mut len = 0 + self.unknown_fields.len();
+            let mut len = self.unknown_fields.len();
             len += usize::from(self.effect.is_some());
             len += usize::from(self.key.is_some());
             len += usize::from(self.operator.is_some());

@@ -34,7 +34,7 @@ impl ::serde::Serialize for VolumeProjection {
         let len = if serializer.is_human_readable() {
             None
         } else {
-            let mut len = 0 + self.unknown_fields.len();
+            let mut len = self.unknown_fields.len();
             len += usize::from(self.cluster_trust_bundle.is_some());
             len += usize::from(self.config_map.is_some());
             len += usize::from(self.downward_api.is_some());

@@ -28,7 +28,7 @@ impl ::serde::Serialize for WindowsSecurityContextOptions {
         let len = if serializer.is_human_readable() {
             None
         } else {
-            let mut len = 0 + self.unknown_fields.len();
+            let mut len = self.unknown_fields.len();
             len += usize::from(self.gmsa_credential_spec.is_some());
             len += usize::from(self.gmsa_credential_spec_name.is_some());
             len += usize::from(self.host_process.is_some());

@@ -26,7 +26,7 @@ impl ::serde::Serialize for ImageStreamSpec {
         let len = if serializer.is_human_readable() {
             None
         } else {
-            let mut len = 0 + self.unknown_fields.len();
+            let mut len = self.unknown_fields.len();
             len += usize::from(self.docker_image_repository.is_some());
             len += usize::from(self.lookup_policy.is_some());
             len += usize::from(self.tags.is_some());

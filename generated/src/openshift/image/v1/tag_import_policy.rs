@@ -26,7 +26,7 @@ impl ::serde::Serialize for TagImportPolicy {
         let len = if serializer.is_human_readable() {
             None
         } else {
-            let mut len = 0 + self.unknown_fields.len();
+            let mut len = self.unknown_fields.len();
             len += usize::from(self.import_mode.is_some());
             len += usize::from(self.insecure.is_some());
             len += usize::from(self.scheduled.is_some());
