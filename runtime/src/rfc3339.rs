@@ -69,6 +69,10 @@ pub(crate) type Buffer = [u8; 27];
 /// `ts` as `YYYY-MM-DDTHH:MM:SSZ` (`micros` false: whole seconds) or
 /// `YYYY-MM-DDTHH:MM:SS.ffffffZ` (`micros` true), truncated towards the past, in `buffer`;
 /// `None` for a year outside 0–9999, which this form cannot write.
+///
+/// Every field is written two digits at a time from a `u32` at a constant offset, so that
+/// the whole form is straight-line code (a serialized Pod writes some thirty timestamps;
+/// BENCHMARKS.md, section c).
 #[inline]
 pub(crate) fn print(ts: Timestamp, micros: bool, buffer: &mut Buffer) -> Option<&str> {
     let mut seconds = ts.as_second();
@@ -78,23 +82,27 @@ pub(crate) fn print(ts: Timestamp, micros: bool, buffer: &mut Buffer) -> Option<
         nanos += 1_000_000_000;
     }
     let (year, month, day) = civil_from_days(seconds.div_euclid(DAY));
-    if !(0..=9999).contains(&year) {
-        return None;
-    }
-    let of_day = seconds.rem_euclid(DAY);
-    put(buffer, 0, 4, year);
-    put(buffer, 5, 2, month);
-    put(buffer, 8, 2, day);
-    put(buffer, 11, 2, of_day / 3600);
-    put(buffer, 14, 2, of_day / 60 % 60);
-    put(buffer, 17, 2, of_day % 60);
+    let year = u32::try_from(year).ok().filter(|year| *year <= 9999)?;
+    // In 0..DAY, so it fits.
+    let of_day = u32::try_from(seconds.rem_euclid(DAY)).ok()?;
+    put2(buffer, 0, year / 100);
+    put2(buffer, 2, year % 100);
+    put2(buffer, 5, u32::try_from(month).ok()?);
+    put2(buffer, 8, u32::try_from(day).ok()?);
+    put2(buffer, 11, of_day / 3600);
+    put2(buffer, 14, of_day / 60 % 60);
+    put2(buffer, 17, of_day % 60);
     buffer[4] = b'-';
     buffer[7] = b'-';
     buffer[10] = b'T';
     buffer[13] = b':';
     buffer[16] = b':';
     let len = if micros {
-        put(buffer, 20, 6, i64::from(nanos / 1000));
+        // `nanos` is in 0..1e9 here.
+        let micros = u32::try_from(nanos / 1000).ok()?;
+        put2(buffer, 20, micros / 10_000);
+        put2(buffer, 22, micros / 100 % 100);
+        put2(buffer, 24, micros % 100);
         buffer[19] = b'.';
         buffer[26] = b'Z';
         27
@@ -105,13 +113,12 @@ pub(crate) fn print(ts: Timestamp, micros: bool, buffer: &mut Buffer) -> Option<
     std::str::from_utf8(&buffer[..len]).ok()
 }
 
-/// Writes `value` (not negative) as `width` decimal digits at `at`.
-fn put(buffer: &mut Buffer, at: usize, width: usize, mut value: i64) {
-    for slot in buffer[at..at + width].iter_mut().rev() {
-        // A digit: `value % 10` is in 0..10.
-        *slot = b'0' + u8::try_from(value % 10).unwrap_or(0);
-        value /= 10;
-    }
+/// Writes `value` (below 100) as two decimal digits at `at`.
+#[inline]
+fn put2(buffer: &mut Buffer, at: usize, value: u32) {
+    // Digits: `value / 10` and `value % 10` are below 10 for `value` below 100.
+    buffer[at] = b'0' + u8::try_from(value / 10 % 10).unwrap_or(0);
+    buffer[at + 1] = b'0' + u8::try_from(value % 10).unwrap_or(0);
 }
 
 fn is_leap(year: i64) -> bool {

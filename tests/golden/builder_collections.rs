@@ -223,17 +223,21 @@ pub mod com {
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(2, &[
-                            self.labels.is_some(),
-                            self.data.is_some(),
-                            self.command.is_some(),
-                            self.pod_ips.is_some(),
-                            self.pod_ip.is_some(),
-                            self.policies.is_some(),
-                            self.limits.is_some(),
-                            self.matrix.is_some(),
-                        ]) + self.unknown_fields.len();
-                        let mut state = serializer.serialize_map(Some(len))?;
+                        let len = if serializer.is_human_readable() {
+                            None
+                        } else {
+                            let mut len = 2 + self.unknown_fields.len();
+                            len += usize::from(self.labels.is_some());
+                            len += usize::from(self.data.is_some());
+                            len += usize::from(self.command.is_some());
+                            len += usize::from(self.pod_ips.is_some());
+                            len += usize::from(self.pod_ip.is_some());
+                            len += usize::from(self.policies.is_some());
+                            len += usize::from(self.limits.is_some());
+                            len += usize::from(self.matrix.is_some());
+                            Some(len)
+                        };
+                        let mut state = serializer.serialize_map(len)?;
                         state.serialize_entry("mountOptions", &self.mount_options)?;
                         state.serialize_entry("attributes", &self.attributes)?;
                         serde_struct::optional_entry(&mut state, "labels", self.labels.as_ref())?;

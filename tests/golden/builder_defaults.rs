@@ -65,8 +65,14 @@ pub mod io {
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(1, &[self.burst.is_some()]) + self.unknown_fields.len();
-                        let mut state = serializer.serialize_map(Some(len))?;
+                        let len = if serializer.is_human_readable() {
+                            None
+                        } else {
+                            let mut len = 1 + self.unknown_fields.len();
+                            len += usize::from(self.burst.is_some());
+                            Some(len)
+                        };
+                        let mut state = serializer.serialize_map(len)?;
                         state.serialize_entry("cpu", &self.cpu)?;
                         serde_struct::optional_entry(&mut state, "burst", self.burst.as_ref())?;
                         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
@@ -208,25 +214,29 @@ pub mod io {
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(1, &[
-                            self.name.is_some(),
-                            self.retries.is_some(),
-                            self.budget.is_some(),
-                            self.ratio.is_some(),
-                            self.scale.is_some(),
-                            self.enabled.is_some(),
-                            self.since.is_some(),
-                            self.key.is_some(),
-                            self.args.is_some(),
-                            self.ports.is_some(),
-                            self.limits.is_some(),
-                            self.policy.is_some(),
-                            self.label.is_some(),
-                            self.zero.is_some(),
-                            self.empty.is_some(),
-                            self.incomplete.is_some(),
-                        ]) + self.unknown_fields.len();
-                        let mut state = serializer.serialize_map(Some(len))?;
+                        let len = if serializer.is_human_readable() {
+                            None
+                        } else {
+                            let mut len = 1 + self.unknown_fields.len();
+                            len += usize::from(self.name.is_some());
+                            len += usize::from(self.retries.is_some());
+                            len += usize::from(self.budget.is_some());
+                            len += usize::from(self.ratio.is_some());
+                            len += usize::from(self.scale.is_some());
+                            len += usize::from(self.enabled.is_some());
+                            len += usize::from(self.since.is_some());
+                            len += usize::from(self.key.is_some());
+                            len += usize::from(self.args.is_some());
+                            len += usize::from(self.ports.is_some());
+                            len += usize::from(self.limits.is_some());
+                            len += usize::from(self.policy.is_some());
+                            len += usize::from(self.label.is_some());
+                            len += usize::from(self.zero.is_some());
+                            len += usize::from(self.empty.is_some());
+                            len += usize::from(self.incomplete.is_some());
+                            Some(len)
+                        };
+                        let mut state = serializer.serialize_map(len)?;
                         state.serialize_entry("mode", &self.mode)?;
                         serde_struct::optional_entry(&mut state, "name", self.name.as_ref())?;
                         serde_struct::optional_entry(&mut state, "retries", self.retries.as_ref())?;

@@ -78,8 +78,14 @@ pub mod com {
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(0, &[self.note.is_some()]) + self.unknown_fields.len();
-                        let mut state = serializer.serialize_map(Some(len))?;
+                        let len = if serializer.is_human_readable() {
+                            None
+                        } else {
+                            let mut len = self.unknown_fields.len();
+                            len += usize::from(self.note.is_some());
+                            Some(len)
+                        };
+                        let mut state = serializer.serialize_map(len)?;
                         serde_struct::optional_entry(&mut state, "note", self.note.as_ref())?;
                         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
@@ -212,18 +218,22 @@ pub mod com {
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(3, &[
-                            self.name.is_some(),
-                            self.host_ip.is_some(),
-                            self.weight.is_some(),
-                            self.timeout_seconds.is_some(),
-                            self.enabled.is_some(),
-                            self.app_protocol.is_some(),
-                            self.size.is_some(),
-                            self.is_default.is_some(),
-                            self.build.is_some(),
-                        ]) + self.unknown_fields.len();
-                        let mut state = serializer.serialize_map(Some(len))?;
+                        let len = if serializer.is_human_readable() {
+                            None
+                        } else {
+                            let mut len = 3 + self.unknown_fields.len();
+                            len += usize::from(self.name.is_some());
+                            len += usize::from(self.host_ip.is_some());
+                            len += usize::from(self.weight.is_some());
+                            len += usize::from(self.timeout_seconds.is_some());
+                            len += usize::from(self.enabled.is_some());
+                            len += usize::from(self.app_protocol.is_some());
+                            len += usize::from(self.size.is_some());
+                            len += usize::from(self.is_default.is_some());
+                            len += usize::from(self.build.is_some());
+                            Some(len)
+                        };
+                        let mut state = serializer.serialize_map(len)?;
                         state.serialize_entry("port", &self.port)?;
                         state.serialize_entry("protocol", &self.protocol)?;
                         state.serialize_entry("mode", &self.mode)?;

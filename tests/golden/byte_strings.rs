@@ -69,12 +69,16 @@ pub mod io {
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(1, &[
-                            self.data.is_some(),
-                            self.chunks.is_some(),
-                            self.string_data.is_some(),
-                        ]) + self.unknown_fields.len();
-                        let mut state = serializer.serialize_map(Some(len))?;
+                        let len = if serializer.is_human_readable() {
+                            None
+                        } else {
+                            let mut len = 1 + self.unknown_fields.len();
+                            len += usize::from(self.data.is_some());
+                            len += usize::from(self.chunks.is_some());
+                            len += usize::from(self.string_data.is_some());
+                            Some(len)
+                        };
+                        let mut state = serializer.serialize_map(len)?;
                         state.serialize_entry("checksum", &self.checksum)?;
                         serde_struct::optional_entry(&mut state, "data", self.data.as_ref())?;
                         serde_struct::optional_entry(&mut state, "chunks", self.chunks.as_ref())?;

@@ -74,8 +74,14 @@ pub mod io {
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(1, &[self.size.is_some()]) + self.unknown_fields.len();
-                        let mut state = serializer.serialize_map(Some(len))?;
+                        let len = if serializer.is_human_readable() {
+                            None
+                        } else {
+                            let mut len = 1 + self.unknown_fields.len();
+                            len += usize::from(self.size.is_some());
+                            Some(len)
+                        };
+                        let mut state = serializer.serialize_map(len)?;
                         state.serialize_entry("name", &self.name)?;
                         serde_struct::optional_entry(&mut state, "size", self.size.as_ref())?;
                         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
@@ -225,19 +231,23 @@ pub mod io {
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(0, &[
-                            self.extended.is_some(),
-                            self.either.is_some(),
-                            self.exclusive.is_some(),
-                            self.mixed.is_some(),
-                            self.conflict.is_some(),
-                            self.constrained.is_some(),
-                            self.refined.is_some(),
-                            self.scalar_or_list.is_some(),
-                            self.weight_or_flag.is_some(),
-                            self.ambiguous.is_some(),
-                        ]) + self.unknown_fields.len();
-                        let mut state = serializer.serialize_map(Some(len))?;
+                        let len = if serializer.is_human_readable() {
+                            None
+                        } else {
+                            let mut len = self.unknown_fields.len();
+                            len += usize::from(self.extended.is_some());
+                            len += usize::from(self.either.is_some());
+                            len += usize::from(self.exclusive.is_some());
+                            len += usize::from(self.mixed.is_some());
+                            len += usize::from(self.conflict.is_some());
+                            len += usize::from(self.constrained.is_some());
+                            len += usize::from(self.refined.is_some());
+                            len += usize::from(self.scalar_or_list.is_some());
+                            len += usize::from(self.weight_or_flag.is_some());
+                            len += usize::from(self.ambiguous.is_some());
+                            Some(len)
+                        };
+                        let mut state = serializer.serialize_map(len)?;
                         serde_struct::optional_entry(&mut state, "extended", self.extended.as_ref())?;
                         serde_struct::optional_entry(&mut state, "either", self.either.as_ref())?;
                         serde_struct::optional_entry(&mut state, "exclusive", self.exclusive.as_ref())?;
@@ -470,11 +480,15 @@ pub mod io {
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(1, &[
-                            self.size.is_some(),
-                            self.more.is_some(),
-                        ]) + self.unknown_fields.len();
-                        let mut state = serializer.serialize_map(Some(len))?;
+                        let len = if serializer.is_human_readable() {
+                            None
+                        } else {
+                            let mut len = 1 + self.unknown_fields.len();
+                            len += usize::from(self.size.is_some());
+                            len += usize::from(self.more.is_some());
+                            Some(len)
+                        };
+                        let mut state = serializer.serialize_map(len)?;
                         state.serialize_entry("name", &self.name)?;
                         serde_struct::optional_entry(&mut state, "size", self.size.as_ref())?;
                         serde_struct::optional_entry(&mut state, "more", self.more.as_ref())?;
@@ -612,12 +626,16 @@ pub mod io {
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(0, &[
-                            self.name.is_some(),
-                            self.size.is_some(),
-                            self.url.is_some(),
-                        ]) + self.unknown_fields.len();
-                        let mut state = serializer.serialize_map(Some(len))?;
+                        let len = if serializer.is_human_readable() {
+                            None
+                        } else {
+                            let mut len = self.unknown_fields.len();
+                            len += usize::from(self.name.is_some());
+                            len += usize::from(self.size.is_some());
+                            len += usize::from(self.url.is_some());
+                            Some(len)
+                        };
+                        let mut state = serializer.serialize_map(len)?;
                         serde_struct::optional_entry(&mut state, "name", self.name.as_ref())?;
                         serde_struct::optional_entry(&mut state, "size", self.size.as_ref())?;
                         serde_struct::optional_entry(&mut state, "url", self.url.as_ref())?;
@@ -745,11 +763,15 @@ pub mod io {
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(0, &[
-                            self.a.is_some(),
-                            self.b.is_some(),
-                        ]) + self.unknown_fields.len();
-                        let mut state = serializer.serialize_map(Some(len))?;
+                        let len = if serializer.is_human_readable() {
+                            None
+                        } else {
+                            let mut len = self.unknown_fields.len();
+                            len += usize::from(self.a.is_some());
+                            len += usize::from(self.b.is_some());
+                            Some(len)
+                        };
+                        let mut state = serializer.serialize_map(len)?;
                         serde_struct::optional_entry(&mut state, "a", self.a.as_ref())?;
                         serde_struct::optional_entry(&mut state, "b", self.b.as_ref())?;
                         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
@@ -919,8 +941,14 @@ pub mod io {
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(0, &[self.x.is_some()]) + self.unknown_fields.len();
-                        let mut state = serializer.serialize_map(Some(len))?;
+                        let len = if serializer.is_human_readable() {
+                            None
+                        } else {
+                            let mut len = self.unknown_fields.len();
+                            len += usize::from(self.x.is_some());
+                            Some(len)
+                        };
+                        let mut state = serializer.serialize_map(len)?;
                         serde_struct::optional_entry(&mut state, "x", self.x.as_ref())?;
                         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
@@ -1265,8 +1293,14 @@ pub mod io {
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(2, &[self.size.is_some()]) + self.unknown_fields.len();
-                        let mut state = serializer.serialize_map(Some(len))?;
+                        let len = if serializer.is_human_readable() {
+                            None
+                        } else {
+                            let mut len = 2 + self.unknown_fields.len();
+                            len += usize::from(self.size.is_some());
+                            Some(len)
+                        };
+                        let mut state = serializer.serialize_map(len)?;
                         state.serialize_entry("name", &self.name)?;
                         serde_struct::optional_entry(&mut state, "size", self.size.as_ref())?;
                         state.serialize_entry("extra", &self.extra)?;
@@ -1404,8 +1438,14 @@ pub mod io {
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(0, &[self.url.is_some()]) + self.unknown_fields.len();
-                        let mut state = serializer.serialize_map(Some(len))?;
+                        let len = if serializer.is_human_readable() {
+                            None
+                        } else {
+                            let mut len = self.unknown_fields.len();
+                            len += usize::from(self.url.is_some());
+                            Some(len)
+                        };
+                        let mut state = serializer.serialize_map(len)?;
                         serde_struct::optional_entry(&mut state, "url", self.url.as_ref())?;
                         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()

@@ -102,14 +102,18 @@ pub mod io {
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(0, &[
-                            self.spec.is_some(),
-                            self.status.is_some(),
-                            self.metadata.is_some(),
-                            self.api_version.is_present(),
-                            self.kind.is_present(),
-                        ]) + self.unknown_fields.len();
-                        let mut state = serializer.serialize_map(Some(len))?;
+                        let len = if serializer.is_human_readable() {
+                            None
+                        } else {
+                            let mut len = self.unknown_fields.len();
+                            len += usize::from(self.spec.is_some());
+                            len += usize::from(self.status.is_some());
+                            len += usize::from(self.metadata.is_some());
+                            len += usize::from(self.api_version.is_present());
+                            len += usize::from(self.kind.is_present());
+                            Some(len)
+                        };
+                        let mut state = serializer.serialize_map(len)?;
                         serde_struct::optional_entry(&mut state, "spec", self.spec.as_ref())?;
                         serde_struct::optional_entry(&mut state, "status", self.status.as_ref())?;
                         serde_struct::optional_entry(&mut state, "metadata", self.metadata.as_ref())?;
@@ -860,8 +864,14 @@ pub mod io {
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(0, &[self.entrypoint.is_some()]) + self.unknown_fields.len();
-                        let mut state = serializer.serialize_map(Some(len))?;
+                        let len = if serializer.is_human_readable() {
+                            None
+                        } else {
+                            let mut len = self.unknown_fields.len();
+                            len += usize::from(self.entrypoint.is_some());
+                            Some(len)
+                        };
+                        let mut state = serializer.serialize_map(len)?;
                         serde_struct::optional_entry(&mut state, "entrypoint", self.entrypoint.as_ref())?;
                         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
@@ -984,12 +994,16 @@ pub mod io {
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(1, &[
-                            self.api_version.is_present(),
-                            self.kind.is_present(),
-                            self.metadata.is_some(),
-                        ]) + self.unknown_fields.len();
-                        let mut state = serializer.serialize_map(Some(len))?;
+                        let len = if serializer.is_human_readable() {
+                            None
+                        } else {
+                            let mut len = 1 + self.unknown_fields.len();
+                            len += usize::from(self.api_version.is_present());
+                            len += usize::from(self.kind.is_present());
+                            len += usize::from(self.metadata.is_some());
+                            Some(len)
+                        };
+                        let mut state = serializer.serialize_map(len)?;
                         serde_struct::entry_if(
                             &mut state,
                             "apiVersion",
@@ -1193,12 +1207,16 @@ pub mod io {
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(0, &[
-                            self.metadata.is_some(),
-                            self.api_version.is_present(),
-                            self.kind.is_present(),
-                        ]) + self.unknown_fields.len();
-                        let mut state = serializer.serialize_map(Some(len))?;
+                        let len = if serializer.is_human_readable() {
+                            None
+                        } else {
+                            let mut len = self.unknown_fields.len();
+                            len += usize::from(self.metadata.is_some());
+                            len += usize::from(self.api_version.is_present());
+                            len += usize::from(self.kind.is_present());
+                            Some(len)
+                        };
+                        let mut state = serializer.serialize_map(len)?;
                         serde_struct::optional_entry(&mut state, "metadata", self.metadata.as_ref())?;
                         serde_struct::entry_if(
                             &mut state,
@@ -1936,12 +1954,16 @@ pub mod io {
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(1, &[
-                            self.api_version.is_present(),
-                            self.kind.is_present(),
-                            self.metadata.is_some(),
-                        ]) + self.unknown_fields.len();
-                        let mut state = serializer.serialize_map(Some(len))?;
+                        let len = if serializer.is_human_readable() {
+                            None
+                        } else {
+                            let mut len = 1 + self.unknown_fields.len();
+                            len += usize::from(self.api_version.is_present());
+                            len += usize::from(self.kind.is_present());
+                            len += usize::from(self.metadata.is_some());
+                            Some(len)
+                        };
+                        let mut state = serializer.serialize_map(len)?;
                         serde_struct::entry_if(
                             &mut state,
                             "apiVersion",

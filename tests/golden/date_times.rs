@@ -79,11 +79,15 @@ pub mod io {
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(1, &[
-                            self.observed.is_some(),
-                            self.created.is_some(),
-                        ]) + self.unknown_fields.len();
-                        let mut state = serializer.serialize_map(Some(len))?;
+                        let len = if serializer.is_human_readable() {
+                            None
+                        } else {
+                            let mut len = 1 + self.unknown_fields.len();
+                            len += usize::from(self.observed.is_some());
+                            len += usize::from(self.created.is_some());
+                            Some(len)
+                        };
+                        let mut state = serializer.serialize_map(len)?;
                         state.serialize_entry("lastTransitionTime", &self.last_transition_time)?;
                         serde_struct::optional_entry(&mut state, "observed", self.observed.as_ref())?;
                         serde_struct::optional_entry(&mut state, "created", self.created.as_ref())?;

@@ -143,13 +143,17 @@ pub mod io {
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(1, &[
-                            self.odd.is_some(),
-                            self.modes.is_some(),
-                            self.level.is_some(),
-                            self.count.is_some(),
-                        ]) + self.unknown_fields.len();
-                        let mut state = serializer.serialize_map(Some(len))?;
+                        let len = if serializer.is_human_readable() {
+                            None
+                        } else {
+                            let mut len = 1 + self.unknown_fields.len();
+                            len += usize::from(self.odd.is_some());
+                            len += usize::from(self.modes.is_some());
+                            len += usize::from(self.level.is_some());
+                            len += usize::from(self.count.is_some());
+                            Some(len)
+                        };
+                        let mut state = serializer.serialize_map(len)?;
                         state.serialize_entry("restartPolicy", &self.restart_policy)?;
                         serde_struct::optional_entry(&mut state, "odd", self.odd.as_ref())?;
                         serde_struct::optional_entry(&mut state, "modes", self.modes.as_ref())?;

@@ -189,11 +189,15 @@ pub mod io {
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(0, &[
-                            self.additional_properties.is_some(),
-                            self.unknown_fields.is_some(),
-                        ]) + self.additional_properties_2.len();
-                        let mut state = serializer.serialize_map(Some(len))?;
+                        let len = if serializer.is_human_readable() {
+                            None
+                        } else {
+                            let mut len = self.additional_properties_2.len();
+                            len += usize::from(self.additional_properties.is_some());
+                            len += usize::from(self.unknown_fields.is_some());
+                            Some(len)
+                        };
+                        let mut state = serializer.serialize_map(len)?;
                         serde_struct::optional_entry(
                             &mut state,
                             "additional_properties",
@@ -319,8 +323,14 @@ pub mod io {
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(0, &[self.name.is_some()]) + self.additional_properties.len();
-                        let mut state = serializer.serialize_map(Some(len))?;
+                        let len = if serializer.is_human_readable() {
+                            None
+                        } else {
+                            let mut len = self.additional_properties.len();
+                            len += usize::from(self.name.is_some());
+                            Some(len)
+                        };
+                        let mut state = serializer.serialize_map(len)?;
                         serde_struct::optional_entry(&mut state, "name", self.name.as_ref())?;
                         serde_struct::extra_entries(&mut state, &self.additional_properties)?;
                         state.end()
@@ -430,8 +440,14 @@ pub mod io {
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(0, &[self.name.is_some()]) + self.additional_properties.len();
-                        let mut state = serializer.serialize_map(Some(len))?;
+                        let len = if serializer.is_human_readable() {
+                            None
+                        } else {
+                            let mut len = self.additional_properties.len();
+                            len += usize::from(self.name.is_some());
+                            Some(len)
+                        };
+                        let mut state = serializer.serialize_map(len)?;
                         serde_struct::optional_entry(&mut state, "name", self.name.as_ref())?;
                         serde_struct::extra_entries(&mut state, &self.additional_properties)?;
                         state.end()
@@ -543,8 +559,14 @@ pub mod io {
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(0, &[self.name.is_some()]) + self.additional_properties.len();
-                        let mut state = serializer.serialize_map(Some(len))?;
+                        let len = if serializer.is_human_readable() {
+                            None
+                        } else {
+                            let mut len = self.additional_properties.len();
+                            len += usize::from(self.name.is_some());
+                            Some(len)
+                        };
+                        let mut state = serializer.serialize_map(len)?;
                         serde_struct::optional_entry(&mut state, "name", self.name.as_ref())?;
                         serde_struct::extra_entries(&mut state, &self.additional_properties)?;
                         state.end()
@@ -655,11 +677,15 @@ pub mod io {
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(0, &[
-                            self.chart.is_some(),
-                            self.values.is_some(),
-                        ]) + self.unknown_fields.len();
-                        let mut state = serializer.serialize_map(Some(len))?;
+                        let len = if serializer.is_human_readable() {
+                            None
+                        } else {
+                            let mut len = self.unknown_fields.len();
+                            len += usize::from(self.chart.is_some());
+                            len += usize::from(self.values.is_some());
+                            Some(len)
+                        };
+                        let mut state = serializer.serialize_map(len)?;
                         serde_struct::optional_entry(&mut state, "chart", self.chart.as_ref())?;
                         serde_struct::optional_entry(&mut state, "values", self.values.as_ref())?;
                         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
@@ -777,8 +803,14 @@ pub mod io {
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(0, &[self.replica_count.is_some()]) + self.unknown_fields.len();
-                        let mut state = serializer.serialize_map(Some(len))?;
+                        let len = if serializer.is_human_readable() {
+                            None
+                        } else {
+                            let mut len = self.unknown_fields.len();
+                            len += usize::from(self.replica_count.is_some());
+                            Some(len)
+                        };
+                        let mut state = serializer.serialize_map(len)?;
                         serde_struct::optional_entry(&mut state, "replicaCount", self.replica_count.as_ref())?;
                         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()

@@ -81,12 +81,16 @@ pub mod io {
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(1, &[
-                            self.max_surge.is_some(),
-                            self.max_unavailable.is_some(),
-                            self.either.is_some(),
-                        ]) + self.unknown_fields.len();
-                        let mut state = serializer.serialize_map(Some(len))?;
+                        let len = if serializer.is_human_readable() {
+                            None
+                        } else {
+                            let mut len = 1 + self.unknown_fields.len();
+                            len += usize::from(self.max_surge.is_some());
+                            len += usize::from(self.max_unavailable.is_some());
+                            len += usize::from(self.either.is_some());
+                            Some(len)
+                        };
+                        let mut state = serializer.serialize_map(len)?;
                         state.serialize_entry("target", &self.target)?;
                         serde_struct::optional_entry(&mut state, "maxSurge", self.max_surge.as_ref())?;
                         serde_struct::optional_entry(&mut state, "maxUnavailable", self.max_unavailable.as_ref())?;

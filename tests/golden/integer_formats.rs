@@ -70,14 +70,18 @@ pub mod io {
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(1, &[
-                            self.small.is_some(),
-                            self.count.is_some(),
-                            self.total.is_some(),
-                            self.plain.is_some(),
-                            self.sizes.is_some(),
-                        ]) + self.unknown_fields.len();
-                        let mut state = serializer.serialize_map(Some(len))?;
+                        let len = if serializer.is_human_readable() {
+                            None
+                        } else {
+                            let mut len = 1 + self.unknown_fields.len();
+                            len += usize::from(self.small.is_some());
+                            len += usize::from(self.count.is_some());
+                            len += usize::from(self.total.is_some());
+                            len += usize::from(self.plain.is_some());
+                            len += usize::from(self.sizes.is_some());
+                            Some(len)
+                        };
+                        let mut state = serializer.serialize_map(len)?;
                         state.serialize_entry("bytes", &self.bytes)?;
                         serde_struct::optional_entry(&mut state, "small", self.small.as_ref())?;
                         serde_struct::optional_entry(&mut state, "count", self.count.as_ref())?;

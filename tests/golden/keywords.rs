@@ -67,8 +67,14 @@ pub mod io {
                         fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                             use ::serde::ser::SerializeMap as _;
                             use ::kubeforge_runtime::serde_struct;
-                            let len = serde_struct::len(0, &[self.value.is_some()]) + self.unknown_fields.len();
-                            let mut state = serializer.serialize_map(Some(len))?;
+                            let len = if serializer.is_human_readable() {
+                                None
+                            } else {
+                                let mut len = self.unknown_fields.len();
+                                len += usize::from(self.value.is_some());
+                                Some(len)
+                            };
+                            let mut state = serializer.serialize_map(len)?;
                             serde_struct::optional_entry(&mut state, "value", self.value.as_ref())?;
                             serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                             state.end()
@@ -199,22 +205,26 @@ pub mod io {
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(1, &[
-                            self.ref_.is_some(),
-                            self.schema.is_some(),
-                            self._1st_place.is_some(),
-                            self.async_.is_some(),
-                            self.continue_.is_some(),
-                            self.crate_.is_some(),
-                            self.dash_separated_name.is_some(),
-                            self.external_ips.is_some(),
-                            self.foo_bar_2.is_some(),
-                            self.foo_bar.is_some(),
-                            self.ref_2.is_some(),
-                            self.self_.is_some(),
-                            self.x_kubernetes_list_type.is_some(),
-                        ]) + self.unknown_fields.len();
-                        let mut state = serializer.serialize_map(Some(len))?;
+                        let len = if serializer.is_human_readable() {
+                            None
+                        } else {
+                            let mut len = 1 + self.unknown_fields.len();
+                            len += usize::from(self.ref_.is_some());
+                            len += usize::from(self.schema.is_some());
+                            len += usize::from(self._1st_place.is_some());
+                            len += usize::from(self.async_.is_some());
+                            len += usize::from(self.continue_.is_some());
+                            len += usize::from(self.crate_.is_some());
+                            len += usize::from(self.dash_separated_name.is_some());
+                            len += usize::from(self.external_ips.is_some());
+                            len += usize::from(self.foo_bar_2.is_some());
+                            len += usize::from(self.foo_bar.is_some());
+                            len += usize::from(self.ref_2.is_some());
+                            len += usize::from(self.self_.is_some());
+                            len += usize::from(self.x_kubernetes_list_type.is_some());
+                            Some(len)
+                        };
+                        let mut state = serializer.serialize_map(len)?;
                         serde_struct::optional_entry(&mut state, "$ref", self.ref_.as_ref())?;
                         serde_struct::optional_entry(&mut state, "$schema", self.schema.as_ref())?;
                         serde_struct::optional_entry(&mut state, "1stPlace", self._1st_place.as_ref())?;
@@ -507,8 +517,14 @@ pub mod io {
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(0, &[self.self_.is_some()]) + self.unknown_fields.len();
-                        let mut state = serializer.serialize_map(Some(len))?;
+                        let len = if serializer.is_human_readable() {
+                            None
+                        } else {
+                            let mut len = self.unknown_fields.len();
+                            len += usize::from(self.self_.is_some());
+                            Some(len)
+                        };
+                        let mut state = serializer.serialize_map(len)?;
                         serde_struct::optional_entry(&mut state, "Self", self.self_.as_ref())?;
                         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()

@@ -91,16 +91,20 @@ pub mod io {
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(1, &[
-                            self.limits.is_some(),
-                            self.groups.is_some(),
-                            self.nested.is_some(),
-                            self.anything.is_some(),
-                            self.free.is_some(),
-                            self.preserved.is_some(),
-                            self.untyped.is_some(),
-                        ]) + self.unknown_fields.len();
-                        let mut state = serializer.serialize_map(Some(len))?;
+                        let len = if serializer.is_human_readable() {
+                            None
+                        } else {
+                            let mut len = 1 + self.unknown_fields.len();
+                            len += usize::from(self.limits.is_some());
+                            len += usize::from(self.groups.is_some());
+                            len += usize::from(self.nested.is_some());
+                            len += usize::from(self.anything.is_some());
+                            len += usize::from(self.free.is_some());
+                            len += usize::from(self.preserved.is_some());
+                            len += usize::from(self.untyped.is_some());
+                            Some(len)
+                        };
+                        let mut state = serializer.serialize_map(len)?;
                         state.serialize_entry("labels", &self.labels)?;
                         serde_struct::optional_entry(&mut state, "limits", self.limits.as_ref())?;
                         serde_struct::optional_entry(&mut state, "groups", self.groups.as_ref())?;

@@ -65,11 +65,15 @@ pub mod io {
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(0, &[
-                            self.a.is_some(),
-                            self.next.is_some(),
-                        ]) + self.unknown_fields.len();
-                        let mut state = serializer.serialize_map(Some(len))?;
+                        let len = if serializer.is_human_readable() {
+                            None
+                        } else {
+                            let mut len = self.unknown_fields.len();
+                            len += usize::from(self.a.is_some());
+                            len += usize::from(self.next.is_some());
+                            Some(len)
+                        };
+                        let mut state = serializer.serialize_map(len)?;
                         serde_struct::optional_entry(&mut state, "a", self.a.as_ref())?;
                         serde_struct::optional_entry(&mut state, "next", self.next.as_ref())?;
                         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
@@ -204,17 +208,21 @@ pub mod io {
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(2, &[
-                            self.note.is_some(),
-                            self.count.is_some(),
-                            self.parent.is_some(),
-                            self.mode.is_some(),
-                            self.tags.is_some(),
-                            self.labels.is_some(),
-                            self.scores.is_some(),
-                            self.plain.is_some(),
-                        ]) + self.unknown_fields.len();
-                        let mut state = serializer.serialize_map(Some(len))?;
+                        let len = if serializer.is_human_readable() {
+                            None
+                        } else {
+                            let mut len = 2 + self.unknown_fields.len();
+                            len += usize::from(self.note.is_some());
+                            len += usize::from(self.count.is_some());
+                            len += usize::from(self.parent.is_some());
+                            len += usize::from(self.mode.is_some());
+                            len += usize::from(self.tags.is_some());
+                            len += usize::from(self.labels.is_some());
+                            len += usize::from(self.scores.is_some());
+                            len += usize::from(self.plain.is_some());
+                            Some(len)
+                        };
+                        let mut state = serializer.serialize_map(len)?;
                         state.serialize_entry("name", &self.name)?;
                         state.serialize_entry("child", &self.child)?;
                         serde_struct::optional_entry(&mut state, "note", self.note.as_ref())?;

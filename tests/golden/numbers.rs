@@ -67,12 +67,16 @@ pub mod io {
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(1, &[
-                            self.ratio.is_some(),
-                            self.samples.is_some(),
-                            self.limits.is_some(),
-                        ]) + self.unknown_fields.len();
-                        let mut state = serializer.serialize_map(Some(len))?;
+                        let len = if serializer.is_human_readable() {
+                            None
+                        } else {
+                            let mut len = 1 + self.unknown_fields.len();
+                            len += usize::from(self.ratio.is_some());
+                            len += usize::from(self.samples.is_some());
+                            len += usize::from(self.limits.is_some());
+                            Some(len)
+                        };
+                        let mut state = serializer.serialize_map(len)?;
                         state.serialize_entry("factor", &self.factor)?;
                         serde_struct::optional_entry(&mut state, "ratio", self.ratio.as_ref())?;
                         serde_struct::optional_entry(&mut state, "samples", self.samples.as_ref())?;

@@ -203,8 +203,14 @@ pub mod io {
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(0, &[self.name.is_some()]) + self.unknown_fields.len();
-                        let mut state = serializer.serialize_map(Some(len))?;
+                        let len = if serializer.is_human_readable() {
+                            None
+                        } else {
+                            let mut len = self.unknown_fields.len();
+                            len += usize::from(self.name.is_some());
+                            Some(len)
+                        };
+                        let mut state = serializer.serialize_map(len)?;
                         serde_struct::optional_entry(&mut state, "name", self.name.as_ref())?;
                         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
@@ -322,13 +328,17 @@ pub mod io {
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(0, &[
-                            self.children.is_some(),
-                            self.next.is_some(),
-                            self.by_name.is_some(),
-                            self.value.is_some(),
-                        ]) + self.unknown_fields.len();
-                        let mut state = serializer.serialize_map(Some(len))?;
+                        let len = if serializer.is_human_readable() {
+                            None
+                        } else {
+                            let mut len = self.unknown_fields.len();
+                            len += usize::from(self.children.is_some());
+                            len += usize::from(self.next.is_some());
+                            len += usize::from(self.by_name.is_some());
+                            len += usize::from(self.value.is_some());
+                            Some(len)
+                        };
+                        let mut state = serializer.serialize_map(len)?;
                         serde_struct::optional_entry(&mut state, "children", self.children.as_ref())?;
                         serde_struct::optional_entry(&mut state, "next", self.next.as_ref())?;
                         serde_struct::optional_entry(&mut state, "byName", self.by_name.as_ref())?;
@@ -507,11 +517,15 @@ pub mod io {
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(0, &[
-                            self.even.is_some(),
-                            self.leaf.is_some(),
-                        ]) + self.unknown_fields.len();
-                        let mut state = serializer.serialize_map(Some(len))?;
+                        let len = if serializer.is_human_readable() {
+                            None
+                        } else {
+                            let mut len = self.unknown_fields.len();
+                            len += usize::from(self.even.is_some());
+                            len += usize::from(self.leaf.is_some());
+                            Some(len)
+                        };
+                        let mut state = serializer.serialize_map(len)?;
                         serde_struct::optional_entry(&mut state, "even", self.even.as_ref())?;
                         serde_struct::optional_entry(&mut state, "leaf", self.leaf.as_ref())?;
                         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
@@ -644,12 +658,16 @@ pub mod io {
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(0, &[
-                            self.not.is_some(),
-                            self.items.is_some(),
-                            self.properties.is_some(),
-                        ]) + self.unknown_fields.len();
-                        let mut state = serializer.serialize_map(Some(len))?;
+                        let len = if serializer.is_human_readable() {
+                            None
+                        } else {
+                            let mut len = self.unknown_fields.len();
+                            len += usize::from(self.not.is_some());
+                            len += usize::from(self.items.is_some());
+                            len += usize::from(self.properties.is_some());
+                            Some(len)
+                        };
+                        let mut state = serializer.serialize_map(len)?;
                         serde_struct::optional_entry(&mut state, "not", self.not.as_ref())?;
                         serde_struct::optional_entry(&mut state, "items", self.items.as_ref())?;
                         serde_struct::optional_entry(&mut state, "properties", self.properties.as_ref())?;

@@ -118,12 +118,16 @@ pub mod com {
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(1, &[
-                            self.api_version.is_present(),
-                            self.kind.is_present(),
-                            self.metadata.is_some(),
-                        ]) + self.unknown_fields.len();
-                        let mut state = serializer.serialize_map(Some(len))?;
+                        let len = if serializer.is_human_readable() {
+                            None
+                        } else {
+                            let mut len = 1 + self.unknown_fields.len();
+                            len += usize::from(self.api_version.is_present());
+                            len += usize::from(self.kind.is_present());
+                            len += usize::from(self.metadata.is_some());
+                            Some(len)
+                        };
+                        let mut state = serializer.serialize_map(len)?;
                         serde_struct::entry_if(
                             &mut state,
                             "apiVersion",
@@ -413,8 +417,14 @@ pub mod com {
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(1, &[self.color.is_some()]) + self.unknown_fields.len();
-                        let mut state = serializer.serialize_map(Some(len))?;
+                        let len = if serializer.is_human_readable() {
+                            None
+                        } else {
+                            let mut len = 1 + self.unknown_fields.len();
+                            len += usize::from(self.color.is_some());
+                            Some(len)
+                        };
+                        let mut state = serializer.serialize_map(len)?;
                         state.serialize_entry("size", &self.size)?;
                         serde_struct::optional_entry(&mut state, "color", self.color.as_ref())?;
                         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
@@ -551,12 +561,16 @@ pub mod com {
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(1, &[
-                            self.api_version.is_present(),
-                            self.kind.is_present(),
-                            self.metadata.is_some(),
-                        ]) + self.unknown_fields.len();
-                        let mut state = serializer.serialize_map(Some(len))?;
+                        let len = if serializer.is_human_readable() {
+                            None
+                        } else {
+                            let mut len = 1 + self.unknown_fields.len();
+                            len += usize::from(self.api_version.is_present());
+                            len += usize::from(self.kind.is_present());
+                            len += usize::from(self.metadata.is_some());
+                            Some(len)
+                        };
+                        let mut state = serializer.serialize_map(len)?;
                         serde_struct::entry_if(
                             &mut state,
                             "apiVersion",
@@ -745,12 +759,16 @@ pub mod com {
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(0, &[
-                            self.api_version.is_present(),
-                            self.kind.is_present(),
-                            self.metadata.is_some(),
-                        ]) + self.unknown_fields.len();
-                        let mut state = serializer.serialize_map(Some(len))?;
+                        let len = if serializer.is_human_readable() {
+                            None
+                        } else {
+                            let mut len = self.unknown_fields.len();
+                            len += usize::from(self.api_version.is_present());
+                            len += usize::from(self.kind.is_present());
+                            len += usize::from(self.metadata.is_some());
+                            Some(len)
+                        };
+                        let mut state = serializer.serialize_map(len)?;
                         serde_struct::entry_if(
                             &mut state,
                             "apiVersion",
@@ -947,12 +965,16 @@ pub mod com {
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(0, &[
-                            self.api_version.is_some(),
-                            self.kind.is_some(),
-                            self.dry_run.is_some(),
-                        ]) + self.unknown_fields.len();
-                        let mut state = serializer.serialize_map(Some(len))?;
+                        let len = if serializer.is_human_readable() {
+                            None
+                        } else {
+                            let mut len = self.unknown_fields.len();
+                            len += usize::from(self.api_version.is_some());
+                            len += usize::from(self.kind.is_some());
+                            len += usize::from(self.dry_run.is_some());
+                            Some(len)
+                        };
+                        let mut state = serializer.serialize_map(len)?;
                         serde_struct::optional_entry(&mut state, "apiVersion", self.api_version.as_ref())?;
                         serde_struct::optional_entry(&mut state, "kind", self.kind.as_ref())?;
                         serde_struct::optional_entry(&mut state, "dryRun", self.dry_run.as_ref())?;

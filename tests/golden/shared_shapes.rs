@@ -108,14 +108,18 @@ pub mod io {
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(0, &[
-                            self.spec.is_some(),
-                            self.status.is_some(),
-                            self.metadata.is_some(),
-                            self.api_version.is_present(),
-                            self.kind.is_present(),
-                        ]) + self.unknown_fields.len();
-                        let mut state = serializer.serialize_map(Some(len))?;
+                        let len = if serializer.is_human_readable() {
+                            None
+                        } else {
+                            let mut len = self.unknown_fields.len();
+                            len += usize::from(self.spec.is_some());
+                            len += usize::from(self.status.is_some());
+                            len += usize::from(self.metadata.is_some());
+                            len += usize::from(self.api_version.is_present());
+                            len += usize::from(self.kind.is_present());
+                            Some(len)
+                        };
+                        let mut state = serializer.serialize_map(len)?;
                         serde_struct::optional_entry(&mut state, "spec", self.spec.as_ref())?;
                         serde_struct::optional_entry(&mut state, "status", self.status.as_ref())?;
                         serde_struct::optional_entry(&mut state, "metadata", self.metadata.as_ref())?;
@@ -880,14 +884,18 @@ pub mod io {
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(0, &[
-                            self.primary.is_some(),
-                            self.backup.is_some(),
-                            self.env.is_some(),
-                            self.selector.is_some(),
-                            self.stages.is_some(),
-                        ]) + self.unknown_fields.len();
-                        let mut state = serializer.serialize_map(Some(len))?;
+                        let len = if serializer.is_human_readable() {
+                            None
+                        } else {
+                            let mut len = self.unknown_fields.len();
+                            len += usize::from(self.primary.is_some());
+                            len += usize::from(self.backup.is_some());
+                            len += usize::from(self.env.is_some());
+                            len += usize::from(self.selector.is_some());
+                            len += usize::from(self.stages.is_some());
+                            Some(len)
+                        };
+                        let mut state = serializer.serialize_map(len)?;
                         serde_struct::optional_entry(&mut state, "primary", self.primary.as_ref())?;
                         serde_struct::optional_entry(&mut state, "backup", self.backup.as_ref())?;
                         serde_struct::optional_entry(&mut state, "env", self.env.as_ref())?;
@@ -1089,11 +1097,15 @@ pub mod io {
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(1, &[
-                            self.port.is_some(),
-                            self.protocol.is_some(),
-                        ]) + self.unknown_fields.len();
-                        let mut state = serializer.serialize_map(Some(len))?;
+                        let len = if serializer.is_human_readable() {
+                            None
+                        } else {
+                            let mut len = 1 + self.unknown_fields.len();
+                            len += usize::from(self.port.is_some());
+                            len += usize::from(self.protocol.is_some());
+                            Some(len)
+                        };
+                        let mut state = serializer.serialize_map(len)?;
                         state.serialize_entry("host", &self.host)?;
                         serde_struct::optional_entry(&mut state, "port", self.port.as_ref())?;
                         serde_struct::optional_entry(&mut state, "protocol", self.protocol.as_ref())?;
@@ -1313,8 +1325,14 @@ pub mod io {
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(1, &[self.value_from.is_some()]) + self.unknown_fields.len();
-                        let mut state = serializer.serialize_map(Some(len))?;
+                        let len = if serializer.is_human_readable() {
+                            None
+                        } else {
+                            let mut len = 1 + self.unknown_fields.len();
+                            len += usize::from(self.value_from.is_some());
+                            Some(len)
+                        };
+                        let mut state = serializer.serialize_map(len)?;
                         state.serialize_entry("name", &self.name)?;
                         serde_struct::optional_entry(&mut state, "valueFrom", self.value_from.as_ref())?;
                         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
@@ -1451,11 +1469,15 @@ pub mod io {
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(0, &[
-                            self.config_map_key_ref.is_some(),
-                            self.secret_key_ref.is_some(),
-                        ]) + self.unknown_fields.len();
-                        let mut state = serializer.serialize_map(Some(len))?;
+                        let len = if serializer.is_human_readable() {
+                            None
+                        } else {
+                            let mut len = self.unknown_fields.len();
+                            len += usize::from(self.config_map_key_ref.is_some());
+                            len += usize::from(self.secret_key_ref.is_some());
+                            Some(len)
+                        };
+                        let mut state = serializer.serialize_map(len)?;
                         serde_struct::optional_entry(
                             &mut state,
                             "configMapKeyRef",
@@ -1593,11 +1615,15 @@ pub mod io {
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(1, &[
-                            self.name.is_some(),
-                            self.optional.is_some(),
-                        ]) + self.unknown_fields.len();
-                        let mut state = serializer.serialize_map(Some(len))?;
+                        let len = if serializer.is_human_readable() {
+                            None
+                        } else {
+                            let mut len = 1 + self.unknown_fields.len();
+                            len += usize::from(self.name.is_some());
+                            len += usize::from(self.optional.is_some());
+                            Some(len)
+                        };
+                        let mut state = serializer.serialize_map(len)?;
                         state.serialize_entry("key", &self.key)?;
                         serde_struct::optional_entry(&mut state, "name", self.name.as_ref())?;
                         serde_struct::optional_entry(&mut state, "optional", self.optional.as_ref())?;
@@ -1744,11 +1770,15 @@ pub mod io {
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(1, &[
-                            self.name.is_some(),
-                            self.optional.is_some(),
-                        ]) + self.unknown_fields.len();
-                        let mut state = serializer.serialize_map(Some(len))?;
+                        let len = if serializer.is_human_readable() {
+                            None
+                        } else {
+                            let mut len = 1 + self.unknown_fields.len();
+                            len += usize::from(self.name.is_some());
+                            len += usize::from(self.optional.is_some());
+                            Some(len)
+                        };
+                        let mut state = serializer.serialize_map(len)?;
                         state.serialize_entry("key", &self.key)?;
                         serde_struct::optional_entry(&mut state, "name", self.name.as_ref())?;
                         serde_struct::optional_entry(&mut state, "optional", self.optional.as_ref())?;
@@ -1885,12 +1915,16 @@ pub mod io {
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(0, &[
-                            self.name.is_some(),
-                            self.target.is_some(),
-                            self.env.is_some(),
-                        ]) + self.unknown_fields.len();
-                        let mut state = serializer.serialize_map(Some(len))?;
+                        let len = if serializer.is_human_readable() {
+                            None
+                        } else {
+                            let mut len = self.unknown_fields.len();
+                            len += usize::from(self.name.is_some());
+                            len += usize::from(self.target.is_some());
+                            len += usize::from(self.env.is_some());
+                            Some(len)
+                        };
+                        let mut state = serializer.serialize_map(len)?;
                         serde_struct::optional_entry(&mut state, "name", self.name.as_ref())?;
                         serde_struct::optional_entry(&mut state, "target", self.target.as_ref())?;
                         serde_struct::optional_entry(&mut state, "env", self.env.as_ref())?;
@@ -2035,8 +2069,14 @@ pub mod io {
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(0, &[self.active.is_some()]) + self.unknown_fields.len();
-                        let mut state = serializer.serialize_map(Some(len))?;
+                        let len = if serializer.is_human_readable() {
+                            None
+                        } else {
+                            let mut len = self.unknown_fields.len();
+                            len += usize::from(self.active.is_some());
+                            Some(len)
+                        };
+                        let mut state = serializer.serialize_map(len)?;
                         serde_struct::optional_entry(&mut state, "active", self.active.as_ref())?;
                         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
                         state.end()
@@ -2167,12 +2207,16 @@ pub mod io {
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(1, &[
-                            self.api_version.is_present(),
-                            self.kind.is_present(),
-                            self.metadata.is_some(),
-                        ]) + self.unknown_fields.len();
-                        let mut state = serializer.serialize_map(Some(len))?;
+                        let len = if serializer.is_human_readable() {
+                            None
+                        } else {
+                            let mut len = 1 + self.unknown_fields.len();
+                            len += usize::from(self.api_version.is_present());
+                            len += usize::from(self.kind.is_present());
+                            len += usize::from(self.metadata.is_some());
+                            Some(len)
+                        };
+                        let mut state = serializer.serialize_map(len)?;
                         serde_struct::entry_if(
                             &mut state,
                             "apiVersion",

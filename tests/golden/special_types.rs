@@ -93,15 +93,19 @@ pub mod io {
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(1, &[
-                            self.renewed.is_some(),
-                            self.anonymous.is_some(),
-                            self.ratio.is_some(),
-                            self.capacity.is_some(),
-                            self.raw.is_some(),
-                            self.nullable_name.is_some(),
-                        ]) + self.unknown_fields.len();
-                        let mut state = serializer.serialize_map(Some(len))?;
+                        let len = if serializer.is_human_readable() {
+                            None
+                        } else {
+                            let mut len = 1 + self.unknown_fields.len();
+                            len += usize::from(self.renewed.is_some());
+                            len += usize::from(self.anonymous.is_some());
+                            len += usize::from(self.ratio.is_some());
+                            len += usize::from(self.capacity.is_some());
+                            len += usize::from(self.raw.is_some());
+                            len += usize::from(self.nullable_name.is_some());
+                            Some(len)
+                        };
+                        let mut state = serializer.serialize_map(len)?;
                         state.serialize_entry("created", &self.created)?;
                         serde_struct::optional_entry(&mut state, "renewed", self.renewed.as_ref())?;
                         serde_struct::optional_entry(&mut state, "anonymous", self.anonymous.as_ref())?;

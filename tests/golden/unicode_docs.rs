@@ -86,15 +86,19 @@ pub mod com {
                         fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                             use ::serde::ser::SerializeMap as _;
                             use ::kubeforge_runtime::serde_struct;
-                            let len = serde_struct::len(0, &[
-                                self.holder_identity.is_some(),
-                                self.script.is_some(),
-                                self.fence.is_some(),
-                                self.links.is_some(),
-                                self.comment.is_some(),
-                                self.heading.is_some(),
-                            ]) + self.unknown_fields.len();
-                            let mut state = serializer.serialize_map(Some(len))?;
+                            let len = if serializer.is_human_readable() {
+                                None
+                            } else {
+                                let mut len = self.unknown_fields.len();
+                                len += usize::from(self.holder_identity.is_some());
+                                len += usize::from(self.script.is_some());
+                                len += usize::from(self.fence.is_some());
+                                len += usize::from(self.links.is_some());
+                                len += usize::from(self.comment.is_some());
+                                len += usize::from(self.heading.is_some());
+                                Some(len)
+                            };
+                            let mut state = serializer.serialize_map(len)?;
                             serde_struct::optional_entry(&mut state, "holderIdentity", self.holder_identity.as_ref())?;
                             serde_struct::optional_entry(&mut state, "script", self.script.as_ref())?;
                             serde_struct::optional_entry(&mut state, "fence", self.fence.as_ref())?;

@@ -99,13 +99,17 @@ pub mod io {
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(0, &[
-                            self.spec.is_some(),
-                            self.metadata.is_some(),
-                            self.api_version.is_present(),
-                            self.kind.is_present(),
-                        ]) + self.unknown_fields.len();
-                        let mut state = serializer.serialize_map(Some(len))?;
+                        let len = if serializer.is_human_readable() {
+                            None
+                        } else {
+                            let mut len = self.unknown_fields.len();
+                            len += usize::from(self.spec.is_some());
+                            len += usize::from(self.metadata.is_some());
+                            len += usize::from(self.api_version.is_present());
+                            len += usize::from(self.kind.is_present());
+                            Some(len)
+                        };
+                        let mut state = serializer.serialize_map(len)?;
                         serde_struct::optional_entry(&mut state, "spec", self.spec.as_ref())?;
                         serde_struct::optional_entry(&mut state, "metadata", self.metadata.as_ref())?;
                         serde_struct::entry_if(
@@ -848,17 +852,21 @@ pub mod io {
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(1, &[
-                            self.max_surge.is_some(),
-                            self.ratio.is_some(),
-                            self.mode.is_some(),
-                            self.name.is_some(),
-                            self.uid.is_some(),
-                            self.legacy.is_some(),
-                            self.tags.is_some(),
-                            self.ports.is_some(),
-                        ]) + self.unknown_fields.len();
-                        let mut state = serializer.serialize_map(Some(len))?;
+                        let len = if serializer.is_human_readable() {
+                            None
+                        } else {
+                            let mut len = 1 + self.unknown_fields.len();
+                            len += usize::from(self.max_surge.is_some());
+                            len += usize::from(self.ratio.is_some());
+                            len += usize::from(self.mode.is_some());
+                            len += usize::from(self.name.is_some());
+                            len += usize::from(self.uid.is_some());
+                            len += usize::from(self.legacy.is_some());
+                            len += usize::from(self.tags.is_some());
+                            len += usize::from(self.ports.is_some());
+                            Some(len)
+                        };
+                        let mut state = serializer.serialize_map(len)?;
                         state.serialize_entry("replicas", &self.replicas)?;
                         serde_struct::optional_entry(&mut state, "maxSurge", self.max_surge.as_ref())?;
                         serde_struct::optional_entry(&mut state, "ratio", self.ratio.as_ref())?;
@@ -1096,8 +1104,14 @@ pub mod io {
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(2, &[self.port.is_some()]) + self.unknown_fields.len();
-                        let mut state = serializer.serialize_map(Some(len))?;
+                        let len = if serializer.is_human_readable() {
+                            None
+                        } else {
+                            let mut len = 2 + self.unknown_fields.len();
+                            len += usize::from(self.port.is_some());
+                            Some(len)
+                        };
+                        let mut state = serializer.serialize_map(len)?;
                         state.serialize_entry("name", &self.name)?;
                         state.serialize_entry("protocol", &self.protocol)?;
                         serde_struct::optional_entry(&mut state, "port", self.port.as_ref())?;
@@ -1252,12 +1266,16 @@ pub mod io {
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                         use ::serde::ser::SerializeMap as _;
                         use ::kubeforge_runtime::serde_struct;
-                        let len = serde_struct::len(1, &[
-                            self.api_version.is_present(),
-                            self.kind.is_present(),
-                            self.metadata.is_some(),
-                        ]) + self.unknown_fields.len();
-                        let mut state = serializer.serialize_map(Some(len))?;
+                        let len = if serializer.is_human_readable() {
+                            None
+                        } else {
+                            let mut len = 1 + self.unknown_fields.len();
+                            len += usize::from(self.api_version.is_present());
+                            len += usize::from(self.kind.is_present());
+                            len += usize::from(self.metadata.is_some());
+                            Some(len)
+                        };
+                        let mut state = serializer.serialize_map(len)?;
                         serde_struct::entry_if(
                             &mut state,
                             "apiVersion",

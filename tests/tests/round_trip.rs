@@ -132,3 +132,236 @@ fn construction_fills_api_version_and_kind() {
         json!({"apiVersion": "coordination.k8s.io/v1", "kind": "Lease"})
     );
 }
+
+/// A compact format (`is_human_readable` false, as bincode's, MessagePack's or CBOR's) is
+/// told the exact number of entries of every object: the generated `Serialize` tells a
+/// human-readable format none (JSON and YAML write entries as they come; BENCHMARKS.md,
+/// section c), and counts them for any other. [`Compact`] writes the same value tree as
+/// `serde_json::to_value`, and fails on a map or list whose length it is not told, or is
+/// told wrong.
+#[test]
+fn compact_formats_are_told_every_objects_exact_length() {
+    fn check<T: DeserializeOwned + Serialize>(name: &str) {
+        let Some(value) = fixture(name) else {
+            return;
+        };
+        let typed: T = serde_json::from_value(value.clone()).expect("reads");
+        let compact = typed
+            .serialize(compact::Compact)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let diffs = differences(&value, &compact, 20);
+        assert!(diffs.is_empty(), "{name}:\n{}", diffs.join("\n"));
+    }
+    check::<Pod>("core.v1.Pod.json");
+    check::<Endpoints>("core.v1.Endpoints.json");
+    check::<Lease>("coordination.k8s.io.v1.Lease.json");
+}
+
+/// A serializer into `serde_json::Value` that says it is not human-readable and insists on
+/// exact lengths.
+mod compact {
+    use serde::ser::{self, Error as _, Impossible, Serialize};
+    use serde_json::{Error, Map, Value};
+
+    pub struct Compact;
+
+    fn told(what: &str, told: Option<usize>) -> Result<usize, Error> {
+        told.ok_or_else(|| {
+            Error::custom(format!("a {what} of a compact format without its length"))
+        })
+    }
+
+    fn counted(what: &str, told: usize, written: usize) -> Result<(), Error> {
+        if told == written {
+            Ok(())
+        } else {
+            Err(Error::custom(format!(
+                "a {what} told {told} entries, written {written}"
+            )))
+        }
+    }
+
+    macro_rules! scalars {
+        ($($method:ident($ty:ty)),* $(,)?) => {
+            $(fn $method(self, v: $ty) -> Result<Value, Error> {
+                serde_json::value::Serializer.$method(v)
+            })*
+        };
+    }
+
+    impl ser::Serializer for Compact {
+        type Ok = Value;
+        type Error = Error;
+        type SerializeSeq = Seq;
+        type SerializeTuple = Impossible<Value, Error>;
+        type SerializeTupleStruct = Impossible<Value, Error>;
+        type SerializeTupleVariant = Impossible<Value, Error>;
+        type SerializeMap = Entries;
+        type SerializeStruct = Impossible<Value, Error>;
+        type SerializeStructVariant = Impossible<Value, Error>;
+
+        fn is_human_readable(&self) -> bool {
+            false
+        }
+
+        scalars!(
+            serialize_bool(bool),
+            serialize_i8(i8),
+            serialize_i16(i16),
+            serialize_i32(i32),
+            serialize_i64(i64),
+            serialize_u8(u8),
+            serialize_u16(u16),
+            serialize_u32(u32),
+            serialize_u64(u64),
+            serialize_f32(f32),
+            serialize_f64(f64),
+            serialize_char(char),
+            serialize_str(&str),
+            serialize_bytes(&[u8]),
+        );
+
+        fn serialize_none(self) -> Result<Value, Error> {
+            Ok(Value::Null)
+        }
+
+        fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<Value, Error> {
+            value.serialize(self)
+        }
+
+        fn serialize_unit(self) -> Result<Value, Error> {
+            Ok(Value::Null)
+        }
+
+        fn serialize_unit_struct(self, _: &'static str) -> Result<Value, Error> {
+            Ok(Value::Null)
+        }
+
+        fn serialize_unit_variant(
+            self,
+            _: &'static str,
+            _: u32,
+            variant: &'static str,
+        ) -> Result<Value, Error> {
+            Ok(Value::from(variant))
+        }
+
+        fn serialize_newtype_struct<T: Serialize + ?Sized>(
+            self,
+            _: &'static str,
+            value: &T,
+        ) -> Result<Value, Error> {
+            value.serialize(self)
+        }
+
+        fn serialize_newtype_variant<T: Serialize + ?Sized>(
+            self,
+            _: &'static str,
+            _: u32,
+            _: &'static str,
+            _: &T,
+        ) -> Result<Value, Error> {
+            Err(Error::custom("no newtype variants in an object"))
+        }
+
+        fn serialize_seq(self, len: Option<usize>) -> Result<Seq, Error> {
+            Ok(Seq(told("list", len)?, Vec::new()))
+        }
+
+        fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple, Error> {
+            Err(Error::custom("no tuples in an object"))
+        }
+
+        fn serialize_tuple_struct(
+            self,
+            _: &'static str,
+            _: usize,
+        ) -> Result<Self::SerializeTupleStruct, Error> {
+            Err(Error::custom("no tuple structs in an object"))
+        }
+
+        fn serialize_tuple_variant(
+            self,
+            _: &'static str,
+            _: u32,
+            _: &'static str,
+            _: usize,
+        ) -> Result<Self::SerializeTupleVariant, Error> {
+            Err(Error::custom("no tuple variants in an object"))
+        }
+
+        fn serialize_map(self, len: Option<usize>) -> Result<Entries, Error> {
+            Ok(Entries(told("map", len)?, Map::new(), None))
+        }
+
+        fn serialize_struct(
+            self,
+            _: &'static str,
+            _: usize,
+        ) -> Result<Self::SerializeStruct, Error> {
+            Err(Error::custom("objects are written as maps"))
+        }
+
+        fn serialize_struct_variant(
+            self,
+            _: &'static str,
+            _: u32,
+            _: &'static str,
+            _: usize,
+        ) -> Result<Self::SerializeStructVariant, Error> {
+            Err(Error::custom("no struct variants in an object"))
+        }
+    }
+
+    pub struct Seq(usize, Vec<Value>);
+
+    impl ser::SerializeSeq for Seq {
+        type Ok = Value;
+        type Error = Error;
+
+        fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+            self.1.push(value.serialize(Compact)?);
+            Ok(())
+        }
+
+        fn end(self) -> Result<Value, Error> {
+            counted("list", self.0, self.1.len())?;
+            Ok(Value::Array(self.1))
+        }
+    }
+
+    /// The length told, the entries written, and the key waiting for its value.
+    pub struct Entries(usize, Map<String, Value>, Option<String>);
+
+    impl ser::SerializeMap for Entries {
+        type Ok = Value;
+        type Error = Error;
+
+        fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<(), Error> {
+            match key.serialize(Compact)? {
+                Value::String(key) => {
+                    self.2 = Some(key);
+                    Ok(())
+                }
+                other => Err(Error::custom(format!("a key that is no string: {other}"))),
+            }
+        }
+
+        fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+            let key = self
+                .2
+                .take()
+                .ok_or_else(|| Error::custom("a value without its key"))?;
+            let value = value.serialize(Compact)?;
+            if self.1.insert(key.clone(), value).is_some() {
+                return Err(Error::custom(format!("`{key}` written twice")));
+            }
+            Ok(())
+        }
+
+        fn end(self) -> Result<Value, Error> {
+            counted("map", self.0, self.1.len())?;
+            Ok(Value::Object(self.1))
+        }
+    }
+}

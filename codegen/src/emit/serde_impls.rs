@@ -166,7 +166,7 @@ fn serialize_impl(code: &mut Code, context: &Context<'_>, ty: &TypeDef, fields: 
         .filter(|f| matches!(presence(context, f), Presence::Required))
         .count();
     let mut present: Vec<String> = Vec::new();
-    let mut extra_len = String::new();
+    let mut extra_len: Option<String> = None;
     for field in fields {
         let member = &field.rust_name;
         match presence(context, field) {
@@ -175,7 +175,7 @@ fn serialize_impl(code: &mut Code, context: &Context<'_>, ty: &TypeDef, fields: 
                 present.push(format!("self.{member}.is_some()"));
             }
             Presence::Marker(_) => present.push(format!("self.{member}.is_present()")),
-            Presence::Extra => extra_len = format!(" + self.{member}.len()"),
+            Presence::Extra => extra_len = Some(format!("self.{member}.len()")),
         }
     }
 
@@ -192,25 +192,41 @@ fn serialize_impl(code: &mut Code, context: &Context<'_>, ty: &TypeDef, fields: 
     if always < fields.len() {
         code.line(&format!("use {runtime}::serde_struct;"));
     }
-    if present.is_empty() {
-        code.line(&format!("let len = {always}{extra_len};"));
-    } else {
-        let present: Vec<&str> = present.iter().map(String::as_str).collect();
-        code.list(
-            &format!("let len = serde_struct::len({always}, &["),
-            &present,
-            "])",
-            &format!("{extra_len};"),
-        );
-    }
+    // The entries always written: the required fields and the unknown ones.
+    let always = match (always, extra_len) {
+        (0, Some(extra)) => extra,
+        (always, Some(extra)) => format!("{always} + {extra}"),
+        (always, None) => always.to_string(),
+    };
     let binding = if fields.is_empty() {
         "let state"
     } else {
         "let mut state"
     };
-    code.line(&format!(
-        "{binding} = serializer.serialize_map(Some(len))?;"
-    ));
+    if present.is_empty() {
+        code.line(&format!("let len = {always};"));
+        code.line(&format!(
+            "{binding} = serializer.serialize_map(Some(len))?;"
+        ));
+    } else {
+        // A human-readable format (JSON, YAML) writes a map's entries as they come and is
+        // not told their number, as serde's derive does for a struct with a flattened
+        // field; the length pass then costs nothing (BENCHMARKS.md, section c). A compact
+        // one (bincode, MessagePack, CBOR) is given the exact number. One statement per
+        // optional field, not one expression: a struct with thousands of optional fields
+        // would otherwise be an expression nested thousands deep.
+        code.open("let len = if serializer.is_human_readable() {");
+        code.line("None");
+        code.shallower();
+        code.open("} else {");
+        code.line(&format!("let mut len = {always};"));
+        for present in &present {
+            code.line(&format!("len += usize::from({present});"));
+        }
+        code.line("Some(len)");
+        code.close("};");
+        code.line(&format!("{binding} = serializer.serialize_map(len)?;"));
+    }
     for field in fields {
         let member = &field.rust_name;
         let json = str_literal(&field.json_name);

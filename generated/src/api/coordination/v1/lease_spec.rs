@@ -35,16 +35,20 @@ impl ::serde::Serialize for LeaseSpec {
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(0, &[
-            self.acquire_time.is_some(),
-            self.holder_identity.is_some(),
-            self.lease_duration_seconds.is_some(),
-            self.lease_transitions.is_some(),
-            self.preferred_holder.is_some(),
-            self.renew_time.is_some(),
-            self.strategy.is_some(),
-        ]) + self.unknown_fields.len();
-        let mut state = serializer.serialize_map(Some(len))?;
+        let len = if serializer.is_human_readable() {
+            None
+        } else {
+            let mut len = self.unknown_fields.len();
+            len += usize::from(self.acquire_time.is_some());
+            len += usize::from(self.holder_identity.is_some());
+            len += usize::from(self.lease_duration_seconds.is_some());
+            len += usize::from(self.lease_transitions.is_some());
+            len += usize::from(self.preferred_holder.is_some());
+            len += usize::from(self.renew_time.is_some());
+            len += usize::from(self.strategy.is_some());
+            Some(len)
+        };
+        let mut state = serializer.serialize_map(len)?;
         serde_struct::optional_entry(&mut state, "acquireTime", self.acquire_time.as_ref())?;
         serde_struct::optional_entry(&mut state, "holderIdentity", self.holder_identity.as_ref())?;
         serde_struct::optional_entry(

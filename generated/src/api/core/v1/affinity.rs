@@ -23,12 +23,16 @@ impl ::serde::Serialize for Affinity {
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(0, &[
-            self.node_affinity.is_some(),
-            self.pod_affinity.is_some(),
-            self.pod_anti_affinity.is_some(),
-        ]) + self.unknown_fields.len();
-        let mut state = serializer.serialize_map(Some(len))?;
+        let len = if serializer.is_human_readable() {
+            None
+        } else {
+            let mut len = self.unknown_fields.len();
+            len += usize::from(self.node_affinity.is_some());
+            len += usize::from(self.pod_affinity.is_some());
+            len += usize::from(self.pod_anti_affinity.is_some());
+            Some(len)
+        };
+        let mut state = serializer.serialize_map(len)?;
         serde_struct::optional_entry(&mut state, "nodeAffinity", self.node_affinity.as_ref())?;
         serde_struct::optional_entry(&mut state, "podAffinity", self.pod_affinity.as_ref())?;
         serde_struct::optional_entry(

@@ -25,12 +25,16 @@ impl ::serde::Serialize for AWSElasticBlockStoreVolumeSource {
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(1, &[
-            self.fs_type.is_some(),
-            self.partition.is_some(),
-            self.read_only.is_some(),
-        ]) + self.unknown_fields.len();
-        let mut state = serializer.serialize_map(Some(len))?;
+        let len = if serializer.is_human_readable() {
+            None
+        } else {
+            let mut len = 1 + self.unknown_fields.len();
+            len += usize::from(self.fs_type.is_some());
+            len += usize::from(self.partition.is_some());
+            len += usize::from(self.read_only.is_some());
+            Some(len)
+        };
+        let mut state = serializer.serialize_map(len)?;
         serde_struct::optional_entry(&mut state, "fsType", self.fs_type.as_ref())?;
         serde_struct::optional_entry(&mut state, "partition", self.partition.as_ref())?;
         serde_struct::optional_entry(&mut state, "readOnly", self.read_only.as_ref())?;

@@ -29,13 +29,17 @@ impl ::serde::Serialize for AzureDiskVolumeSource {
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(2, &[
-            self.caching_mode.is_some(),
-            self.fs_type.is_some(),
-            self.kind.is_some(),
-            self.read_only.is_some(),
-        ]) + self.unknown_fields.len();
-        let mut state = serializer.serialize_map(Some(len))?;
+        let len = if serializer.is_human_readable() {
+            None
+        } else {
+            let mut len = 2 + self.unknown_fields.len();
+            len += usize::from(self.caching_mode.is_some());
+            len += usize::from(self.fs_type.is_some());
+            len += usize::from(self.kind.is_some());
+            len += usize::from(self.read_only.is_some());
+            Some(len)
+        };
+        let mut state = serializer.serialize_map(len)?;
         serde_struct::optional_entry(&mut state, "cachingMode", self.caching_mode.as_ref())?;
         state.serialize_entry("diskName", &self.disk_name)?;
         state.serialize_entry("diskURI", &self.disk_uri)?;

@@ -29,14 +29,18 @@ impl ::serde::Serialize for CephFSVolumeSource {
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(1, &[
-            self.path.is_some(),
-            self.read_only.is_some(),
-            self.secret_file.is_some(),
-            self.secret_ref.is_some(),
-            self.user.is_some(),
-        ]) + self.unknown_fields.len();
-        let mut state = serializer.serialize_map(Some(len))?;
+        let len = if serializer.is_human_readable() {
+            None
+        } else {
+            let mut len = 1 + self.unknown_fields.len();
+            len += usize::from(self.path.is_some());
+            len += usize::from(self.read_only.is_some());
+            len += usize::from(self.secret_file.is_some());
+            len += usize::from(self.secret_ref.is_some());
+            len += usize::from(self.user.is_some());
+            Some(len)
+        };
+        let mut state = serializer.serialize_map(len)?;
         state.serialize_entry("monitors", &self.monitors)?;
         serde_struct::optional_entry(&mut state, "path", self.path.as_ref())?;
         serde_struct::optional_entry(&mut state, "readOnly", self.read_only.as_ref())?;

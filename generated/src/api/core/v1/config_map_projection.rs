@@ -23,12 +23,16 @@ impl ::serde::Serialize for ConfigMapProjection {
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(0, &[
-            self.items.is_some(),
-            self.name.is_some(),
-            self.optional.is_some(),
-        ]) + self.unknown_fields.len();
-        let mut state = serializer.serialize_map(Some(len))?;
+        let len = if serializer.is_human_readable() {
+            None
+        } else {
+            let mut len = self.unknown_fields.len();
+            len += usize::from(self.items.is_some());
+            len += usize::from(self.name.is_some());
+            len += usize::from(self.optional.is_some());
+            Some(len)
+        };
+        let mut state = serializer.serialize_map(len)?;
         serde_struct::optional_entry(&mut state, "items", self.items.as_ref())?;
         serde_struct::optional_entry(&mut state, "name", self.name.as_ref())?;
         serde_struct::optional_entry(&mut state, "optional", self.optional.as_ref())?;

@@ -27,13 +27,17 @@ impl ::serde::Serialize for ContainerPort {
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(1, &[
-            self.host_ip.is_some(),
-            self.host_port.is_some(),
-            self.name.is_some(),
-            self.protocol.is_some(),
-        ]) + self.unknown_fields.len();
-        let mut state = serializer.serialize_map(Some(len))?;
+        let len = if serializer.is_human_readable() {
+            None
+        } else {
+            let mut len = 1 + self.unknown_fields.len();
+            len += usize::from(self.host_ip.is_some());
+            len += usize::from(self.host_port.is_some());
+            len += usize::from(self.name.is_some());
+            len += usize::from(self.protocol.is_some());
+            Some(len)
+        };
+        let mut state = serializer.serialize_map(len)?;
         state.serialize_entry("containerPort", &self.container_port)?;
         serde_struct::optional_entry(&mut state, "hostIP", self.host_ip.as_ref())?;
         serde_struct::optional_entry(&mut state, "hostPort", self.host_port.as_ref())?;

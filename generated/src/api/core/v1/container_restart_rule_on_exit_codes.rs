@@ -21,8 +21,14 @@ impl ::serde::Serialize for ContainerRestartRuleOnExitCodes {
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(1, &[self.values.is_some()]) + self.unknown_fields.len();
-        let mut state = serializer.serialize_map(Some(len))?;
+        let len = if serializer.is_human_readable() {
+            None
+        } else {
+            let mut len = 1 + self.unknown_fields.len();
+            len += usize::from(self.values.is_some());
+            Some(len)
+        };
+        let mut state = serializer.serialize_map(len)?;
         state.serialize_entry("operator", &self.operator)?;
         serde_struct::optional_entry(&mut state, "values", self.values.as_ref())?;
         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;

@@ -31,15 +31,19 @@ impl ::serde::Serialize for ContainerStateTerminated {
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(1, &[
-            self.container_id.is_some(),
-            self.finished_at.is_some(),
-            self.message.is_some(),
-            self.reason.is_some(),
-            self.signal.is_some(),
-            self.started_at.is_some(),
-        ]) + self.unknown_fields.len();
-        let mut state = serializer.serialize_map(Some(len))?;
+        let len = if serializer.is_human_readable() {
+            None
+        } else {
+            let mut len = 1 + self.unknown_fields.len();
+            len += usize::from(self.container_id.is_some());
+            len += usize::from(self.finished_at.is_some());
+            len += usize::from(self.message.is_some());
+            len += usize::from(self.reason.is_some());
+            len += usize::from(self.signal.is_some());
+            len += usize::from(self.started_at.is_some());
+            Some(len)
+        };
+        let mut state = serializer.serialize_map(len)?;
         serde_struct::optional_entry(&mut state, "containerID", self.container_id.as_ref())?;
         state.serialize_entry("exitCode", &self.exit_code)?;
         serde_struct::optional_entry(&mut state, "finishedAt", self.finished_at.as_ref())?;

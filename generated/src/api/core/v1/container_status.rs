@@ -52,19 +52,23 @@ impl ::serde::Serialize for ContainerStatus {
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(5, &[
-            self.allocated_resources.is_some(),
-            self.allocated_resources_status.is_some(),
-            self.container_id.is_some(),
-            self.last_state.is_some(),
-            self.resources.is_some(),
-            self.started.is_some(),
-            self.state.is_some(),
-            self.stop_signal.is_some(),
-            self.user.is_some(),
-            self.volume_mounts.is_some(),
-        ]) + self.unknown_fields.len();
-        let mut state = serializer.serialize_map(Some(len))?;
+        let len = if serializer.is_human_readable() {
+            None
+        } else {
+            let mut len = 5 + self.unknown_fields.len();
+            len += usize::from(self.allocated_resources.is_some());
+            len += usize::from(self.allocated_resources_status.is_some());
+            len += usize::from(self.container_id.is_some());
+            len += usize::from(self.last_state.is_some());
+            len += usize::from(self.resources.is_some());
+            len += usize::from(self.started.is_some());
+            len += usize::from(self.state.is_some());
+            len += usize::from(self.stop_signal.is_some());
+            len += usize::from(self.user.is_some());
+            len += usize::from(self.volume_mounts.is_some());
+            Some(len)
+        };
+        let mut state = serializer.serialize_map(len)?;
         serde_struct::optional_entry(
             &mut state,
             "allocatedResources",

@@ -25,12 +25,16 @@ impl ::serde::Serialize for DownwardAPIVolumeFile {
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(1, &[
-            self.field_ref.is_some(),
-            self.mode.is_some(),
-            self.resource_field_ref.is_some(),
-        ]) + self.unknown_fields.len();
-        let mut state = serializer.serialize_map(Some(len))?;
+        let len = if serializer.is_human_readable() {
+            None
+        } else {
+            let mut len = 1 + self.unknown_fields.len();
+            len += usize::from(self.field_ref.is_some());
+            len += usize::from(self.mode.is_some());
+            len += usize::from(self.resource_field_ref.is_some());
+            Some(len)
+        };
+        let mut state = serializer.serialize_map(len)?;
         serde_struct::optional_entry(&mut state, "fieldRef", self.field_ref.as_ref())?;
         serde_struct::optional_entry(&mut state, "mode", self.mode.as_ref())?;
         state.serialize_entry("path", &self.path)?;

@@ -25,12 +25,16 @@ impl ::serde::Serialize for EndpointAddress {
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(1, &[
-            self.hostname.is_some(),
-            self.node_name.is_some(),
-            self.target_ref.is_some(),
-        ]) + self.unknown_fields.len();
-        let mut state = serializer.serialize_map(Some(len))?;
+        let len = if serializer.is_human_readable() {
+            None
+        } else {
+            let mut len = 1 + self.unknown_fields.len();
+            len += usize::from(self.hostname.is_some());
+            len += usize::from(self.node_name.is_some());
+            len += usize::from(self.target_ref.is_some());
+            Some(len)
+        };
+        let mut state = serializer.serialize_map(len)?;
         serde_struct::optional_entry(&mut state, "hostname", self.hostname.as_ref())?;
         state.serialize_entry("ip", &self.ip)?;
         serde_struct::optional_entry(&mut state, "nodeName", self.node_name.as_ref())?;

@@ -25,12 +25,16 @@ impl ::serde::Serialize for EndpointPort {
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(1, &[
-            self.app_protocol.is_some(),
-            self.name.is_some(),
-            self.protocol.is_some(),
-        ]) + self.unknown_fields.len();
-        let mut state = serializer.serialize_map(Some(len))?;
+        let len = if serializer.is_human_readable() {
+            None
+        } else {
+            let mut len = 1 + self.unknown_fields.len();
+            len += usize::from(self.app_protocol.is_some());
+            len += usize::from(self.name.is_some());
+            len += usize::from(self.protocol.is_some());
+            Some(len)
+        };
+        let mut state = serializer.serialize_map(len)?;
         serde_struct::optional_entry(&mut state, "appProtocol", self.app_protocol.as_ref())?;
         serde_struct::optional_entry(&mut state, "name", self.name.as_ref())?;
         state.serialize_entry("port", &self.port)?;

@@ -23,12 +23,16 @@ impl ::serde::Serialize for EnvFromSource {
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(0, &[
-            self.config_map_ref.is_some(),
-            self.prefix.is_some(),
-            self.secret_ref.is_some(),
-        ]) + self.unknown_fields.len();
-        let mut state = serializer.serialize_map(Some(len))?;
+        let len = if serializer.is_human_readable() {
+            None
+        } else {
+            let mut len = self.unknown_fields.len();
+            len += usize::from(self.config_map_ref.is_some());
+            len += usize::from(self.prefix.is_some());
+            len += usize::from(self.secret_ref.is_some());
+            Some(len)
+        };
+        let mut state = serializer.serialize_map(len)?;
         serde_struct::optional_entry(&mut state, "configMapRef", self.config_map_ref.as_ref())?;
         serde_struct::optional_entry(&mut state, "prefix", self.prefix.as_ref())?;
         serde_struct::optional_entry(&mut state, "secretRef", self.secret_ref.as_ref())?;

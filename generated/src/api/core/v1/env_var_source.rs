@@ -27,14 +27,18 @@ impl ::serde::Serialize for EnvVarSource {
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(0, &[
-            self.config_map_key_ref.is_some(),
-            self.field_ref.is_some(),
-            self.file_key_ref.is_some(),
-            self.resource_field_ref.is_some(),
-            self.secret_key_ref.is_some(),
-        ]) + self.unknown_fields.len();
-        let mut state = serializer.serialize_map(Some(len))?;
+        let len = if serializer.is_human_readable() {
+            None
+        } else {
+            let mut len = self.unknown_fields.len();
+            len += usize::from(self.config_map_key_ref.is_some());
+            len += usize::from(self.field_ref.is_some());
+            len += usize::from(self.file_key_ref.is_some());
+            len += usize::from(self.resource_field_ref.is_some());
+            len += usize::from(self.secret_key_ref.is_some());
+            Some(len)
+        };
+        let mut state = serializer.serialize_map(len)?;
         serde_struct::optional_entry(
             &mut state,
             "configMapKeyRef",

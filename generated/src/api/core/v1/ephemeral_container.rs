@@ -69,34 +69,38 @@ impl ::serde::Serialize for EphemeralContainer {
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(1, &[
-            self.args.is_some(),
-            self.command.is_some(),
-            self.env.is_some(),
-            self.env_from.is_some(),
-            self.image.is_some(),
-            self.image_pull_policy.is_some(),
-            self.lifecycle.is_some(),
-            self.liveness_probe.is_some(),
-            self.ports.is_some(),
-            self.readiness_probe.is_some(),
-            self.resize_policy.is_some(),
-            self.resources.is_some(),
-            self.restart_policy.is_some(),
-            self.restart_policy_rules.is_some(),
-            self.security_context.is_some(),
-            self.startup_probe.is_some(),
-            self.stdin.is_some(),
-            self.stdin_once.is_some(),
-            self.target_container_name.is_some(),
-            self.termination_message_path.is_some(),
-            self.termination_message_policy.is_some(),
-            self.tty.is_some(),
-            self.volume_devices.is_some(),
-            self.volume_mounts.is_some(),
-            self.working_dir.is_some(),
-        ]) + self.unknown_fields.len();
-        let mut state = serializer.serialize_map(Some(len))?;
+        let len = if serializer.is_human_readable() {
+            None
+        } else {
+            let mut len = 1 + self.unknown_fields.len();
+            len += usize::from(self.args.is_some());
+            len += usize::from(self.command.is_some());
+            len += usize::from(self.env.is_some());
+            len += usize::from(self.env_from.is_some());
+            len += usize::from(self.image.is_some());
+            len += usize::from(self.image_pull_policy.is_some());
+            len += usize::from(self.lifecycle.is_some());
+            len += usize::from(self.liveness_probe.is_some());
+            len += usize::from(self.ports.is_some());
+            len += usize::from(self.readiness_probe.is_some());
+            len += usize::from(self.resize_policy.is_some());
+            len += usize::from(self.resources.is_some());
+            len += usize::from(self.restart_policy.is_some());
+            len += usize::from(self.restart_policy_rules.is_some());
+            len += usize::from(self.security_context.is_some());
+            len += usize::from(self.startup_probe.is_some());
+            len += usize::from(self.stdin.is_some());
+            len += usize::from(self.stdin_once.is_some());
+            len += usize::from(self.target_container_name.is_some());
+            len += usize::from(self.termination_message_path.is_some());
+            len += usize::from(self.termination_message_policy.is_some());
+            len += usize::from(self.tty.is_some());
+            len += usize::from(self.volume_devices.is_some());
+            len += usize::from(self.volume_mounts.is_some());
+            len += usize::from(self.working_dir.is_some());
+            Some(len)
+        };
+        let mut state = serializer.serialize_map(len)?;
         serde_struct::optional_entry(&mut state, "args", self.args.as_ref())?;
         serde_struct::optional_entry(&mut state, "command", self.command.as_ref())?;
         serde_struct::optional_entry(&mut state, "env", self.env.as_ref())?;

@@ -27,14 +27,18 @@ impl ::serde::Serialize for FCVolumeSource {
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(0, &[
-            self.fs_type.is_some(),
-            self.lun.is_some(),
-            self.read_only.is_some(),
-            self.target_wwns.is_some(),
-            self.wwids.is_some(),
-        ]) + self.unknown_fields.len();
-        let mut state = serializer.serialize_map(Some(len))?;
+        let len = if serializer.is_human_readable() {
+            None
+        } else {
+            let mut len = self.unknown_fields.len();
+            len += usize::from(self.fs_type.is_some());
+            len += usize::from(self.lun.is_some());
+            len += usize::from(self.read_only.is_some());
+            len += usize::from(self.target_wwns.is_some());
+            len += usize::from(self.wwids.is_some());
+            Some(len)
+        };
+        let mut state = serializer.serialize_map(len)?;
         serde_struct::optional_entry(&mut state, "fsType", self.fs_type.as_ref())?;
         serde_struct::optional_entry(&mut state, "lun", self.lun.as_ref())?;
         serde_struct::optional_entry(&mut state, "readOnly", self.read_only.as_ref())?;

@@ -21,11 +21,15 @@ impl ::serde::Serialize for ImageVolumeSource {
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(0, &[
-            self.pull_policy.is_some(),
-            self.reference.is_some(),
-        ]) + self.unknown_fields.len();
-        let mut state = serializer.serialize_map(Some(len))?;
+        let len = if serializer.is_human_readable() {
+            None
+        } else {
+            let mut len = self.unknown_fields.len();
+            len += usize::from(self.pull_policy.is_some());
+            len += usize::from(self.reference.is_some());
+            Some(len)
+        };
+        let mut state = serializer.serialize_map(len)?;
         serde_struct::optional_entry(&mut state, "pullPolicy", self.pull_policy.as_ref())?;
         serde_struct::optional_entry(&mut state, "reference", self.reference.as_ref())?;
         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;

@@ -39,17 +39,21 @@ impl ::serde::Serialize for ISCSIVolumeSource {
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(3, &[
-            self.chap_auth_discovery.is_some(),
-            self.chap_auth_session.is_some(),
-            self.fs_type.is_some(),
-            self.initiator_name.is_some(),
-            self.iscsi_interface.is_some(),
-            self.portals.is_some(),
-            self.read_only.is_some(),
-            self.secret_ref.is_some(),
-        ]) + self.unknown_fields.len();
-        let mut state = serializer.serialize_map(Some(len))?;
+        let len = if serializer.is_human_readable() {
+            None
+        } else {
+            let mut len = 3 + self.unknown_fields.len();
+            len += usize::from(self.chap_auth_discovery.is_some());
+            len += usize::from(self.chap_auth_session.is_some());
+            len += usize::from(self.fs_type.is_some());
+            len += usize::from(self.initiator_name.is_some());
+            len += usize::from(self.iscsi_interface.is_some());
+            len += usize::from(self.portals.is_some());
+            len += usize::from(self.read_only.is_some());
+            len += usize::from(self.secret_ref.is_some());
+            Some(len)
+        };
+        let mut state = serializer.serialize_map(len)?;
         serde_struct::optional_entry(
             &mut state,
             "chapAuthDiscovery",

@@ -23,12 +23,16 @@ impl ::serde::Serialize for Lifecycle {
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(0, &[
-            self.post_start.is_some(),
-            self.pre_stop.is_some(),
-            self.stop_signal.is_some(),
-        ]) + self.unknown_fields.len();
-        let mut state = serializer.serialize_map(Some(len))?;
+        let len = if serializer.is_human_readable() {
+            None
+        } else {
+            let mut len = self.unknown_fields.len();
+            len += usize::from(self.post_start.is_some());
+            len += usize::from(self.pre_stop.is_some());
+            len += usize::from(self.stop_signal.is_some());
+            Some(len)
+        };
+        let mut state = serializer.serialize_map(len)?;
         serde_struct::optional_entry(&mut state, "postStart", self.post_start.as_ref())?;
         serde_struct::optional_entry(&mut state, "preStop", self.pre_stop.as_ref())?;
         serde_struct::optional_entry(&mut state, "stopSignal", self.stop_signal.as_ref())?;

@@ -31,16 +31,20 @@ impl ::serde::Serialize for ObjectReference {
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(0, &[
-            self.api_version.is_some(),
-            self.field_path.is_some(),
-            self.kind.is_some(),
-            self.name.is_some(),
-            self.namespace.is_some(),
-            self.resource_version.is_some(),
-            self.uid.is_some(),
-        ]) + self.unknown_fields.len();
-        let mut state = serializer.serialize_map(Some(len))?;
+        let len = if serializer.is_human_readable() {
+            None
+        } else {
+            let mut len = self.unknown_fields.len();
+            len += usize::from(self.api_version.is_some());
+            len += usize::from(self.field_path.is_some());
+            len += usize::from(self.kind.is_some());
+            len += usize::from(self.name.is_some());
+            len += usize::from(self.namespace.is_some());
+            len += usize::from(self.resource_version.is_some());
+            len += usize::from(self.uid.is_some());
+            Some(len)
+        };
+        let mut state = serializer.serialize_map(len)?;
         serde_struct::optional_entry(&mut state, "apiVersion", self.api_version.as_ref())?;
         serde_struct::optional_entry(&mut state, "fieldPath", self.field_path.as_ref())?;
         serde_struct::optional_entry(&mut state, "kind", self.kind.as_ref())?;

@@ -37,18 +37,22 @@ impl ::serde::Serialize for PersistentVolumeClaimSpec {
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(0, &[
-            self.access_modes.is_some(),
-            self.data_source.is_some(),
-            self.data_source_ref.is_some(),
-            self.resources.is_some(),
-            self.selector.is_some(),
-            self.storage_class_name.is_some(),
-            self.volume_attributes_class_name.is_some(),
-            self.volume_mode.is_some(),
-            self.volume_name.is_some(),
-        ]) + self.unknown_fields.len();
-        let mut state = serializer.serialize_map(Some(len))?;
+        let len = if serializer.is_human_readable() {
+            None
+        } else {
+            let mut len = self.unknown_fields.len();
+            len += usize::from(self.access_modes.is_some());
+            len += usize::from(self.data_source.is_some());
+            len += usize::from(self.data_source_ref.is_some());
+            len += usize::from(self.resources.is_some());
+            len += usize::from(self.selector.is_some());
+            len += usize::from(self.storage_class_name.is_some());
+            len += usize::from(self.volume_attributes_class_name.is_some());
+            len += usize::from(self.volume_mode.is_some());
+            len += usize::from(self.volume_name.is_some());
+            Some(len)
+        };
+        let mut state = serializer.serialize_map(len)?;
         serde_struct::optional_entry(&mut state, "accessModes", self.access_modes.as_ref())?;
         serde_struct::optional_entry(&mut state, "dataSource", self.data_source.as_ref())?;
         serde_struct::optional_entry(&mut state, "dataSourceRef", self.data_source_ref.as_ref())?;

@@ -23,8 +23,14 @@ impl ::serde::Serialize for PersistentVolumeClaimTemplate {
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(1, &[self.metadata.is_some()]) + self.unknown_fields.len();
-        let mut state = serializer.serialize_map(Some(len))?;
+        let len = if serializer.is_human_readable() {
+            None
+        } else {
+            let mut len = 1 + self.unknown_fields.len();
+            len += usize::from(self.metadata.is_some());
+            Some(len)
+        };
+        let mut state = serializer.serialize_map(len)?;
         serde_struct::optional_entry(&mut state, "metadata", self.metadata.as_ref())?;
         state.serialize_entry("spec", &self.spec)?;
         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;

@@ -33,14 +33,18 @@ impl ::serde::Serialize for PodAffinityTerm {
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(1, &[
-            self.label_selector.is_some(),
-            self.match_label_keys.is_some(),
-            self.mismatch_label_keys.is_some(),
-            self.namespace_selector.is_some(),
-            self.namespaces.is_some(),
-        ]) + self.unknown_fields.len();
-        let mut state = serializer.serialize_map(Some(len))?;
+        let len = if serializer.is_human_readable() {
+            None
+        } else {
+            let mut len = 1 + self.unknown_fields.len();
+            len += usize::from(self.label_selector.is_some());
+            len += usize::from(self.match_label_keys.is_some());
+            len += usize::from(self.mismatch_label_keys.is_some());
+            len += usize::from(self.namespace_selector.is_some());
+            len += usize::from(self.namespaces.is_some());
+            Some(len)
+        };
+        let mut state = serializer.serialize_map(len)?;
         serde_struct::optional_entry(&mut state, "labelSelector", self.label_selector.as_ref())?;
         serde_struct::optional_entry(&mut state, "matchLabelKeys", self.match_label_keys.as_ref())?;
         serde_struct::optional_entry(

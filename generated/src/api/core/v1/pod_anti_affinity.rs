@@ -25,11 +25,15 @@ impl ::serde::Serialize for PodAntiAffinity {
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(0, &[
-            self.preferred_during_scheduling_ignored_during_execution.is_some(),
-            self.required_during_scheduling_ignored_during_execution.is_some(),
-        ]) + self.unknown_fields.len();
-        let mut state = serializer.serialize_map(Some(len))?;
+        let len = if serializer.is_human_readable() {
+            None
+        } else {
+            let mut len = self.unknown_fields.len();
+            len += usize::from(self.preferred_during_scheduling_ignored_during_execution.is_some());
+            len += usize::from(self.required_during_scheduling_ignored_during_execution.is_some());
+            Some(len)
+        };
+        let mut state = serializer.serialize_map(len)?;
         serde_struct::optional_entry(
             &mut state,
             "preferredDuringSchedulingIgnoredDuringExecution",

@@ -31,14 +31,18 @@ impl ::serde::Serialize for PodCertificateProjection {
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(2, &[
-            self.certificate_chain_path.is_some(),
-            self.credential_bundle_path.is_some(),
-            self.key_path.is_some(),
-            self.max_expiration_seconds.is_some(),
-            self.user_annotations.is_some(),
-        ]) + self.unknown_fields.len();
-        let mut state = serializer.serialize_map(Some(len))?;
+        let len = if serializer.is_human_readable() {
+            None
+        } else {
+            let mut len = 2 + self.unknown_fields.len();
+            len += usize::from(self.certificate_chain_path.is_some());
+            len += usize::from(self.credential_bundle_path.is_some());
+            len += usize::from(self.key_path.is_some());
+            len += usize::from(self.max_expiration_seconds.is_some());
+            len += usize::from(self.user_annotations.is_some());
+            Some(len)
+        };
+        let mut state = serializer.serialize_map(len)?;
         serde_struct::optional_entry(
             &mut state,
             "certificateChainPath",

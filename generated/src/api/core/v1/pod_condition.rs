@@ -35,14 +35,18 @@ impl ::serde::Serialize for PodCondition {
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(2, &[
-            self.last_probe_time.is_some(),
-            self.last_transition_time.is_some(),
-            self.message.is_some(),
-            self.observed_generation.is_some(),
-            self.reason.is_some(),
-        ]) + self.unknown_fields.len();
-        let mut state = serializer.serialize_map(Some(len))?;
+        let len = if serializer.is_human_readable() {
+            None
+        } else {
+            let mut len = 2 + self.unknown_fields.len();
+            len += usize::from(self.last_probe_time.is_some());
+            len += usize::from(self.last_transition_time.is_some());
+            len += usize::from(self.message.is_some());
+            len += usize::from(self.observed_generation.is_some());
+            len += usize::from(self.reason.is_some());
+            Some(len)
+        };
+        let mut state = serializer.serialize_map(len)?;
         serde_struct::optional_entry(&mut state, "lastProbeTime", self.last_probe_time.as_ref())?;
         serde_struct::optional_entry(
             &mut state,

@@ -23,12 +23,16 @@ impl ::serde::Serialize for PodDNSConfig {
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(0, &[
-            self.nameservers.is_some(),
-            self.options.is_some(),
-            self.searches.is_some(),
-        ]) + self.unknown_fields.len();
-        let mut state = serializer.serialize_map(Some(len))?;
+        let len = if serializer.is_human_readable() {
+            None
+        } else {
+            let mut len = self.unknown_fields.len();
+            len += usize::from(self.nameservers.is_some());
+            len += usize::from(self.options.is_some());
+            len += usize::from(self.searches.is_some());
+            Some(len)
+        };
+        let mut state = serializer.serialize_map(len)?;
         serde_struct::optional_entry(&mut state, "nameservers", self.nameservers.as_ref())?;
         serde_struct::optional_entry(&mut state, "options", self.options.as_ref())?;
         serde_struct::optional_entry(&mut state, "searches", self.searches.as_ref())?;

@@ -23,11 +23,15 @@ impl ::serde::Serialize for PodResourceClaim {
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(1, &[
-            self.resource_claim_name.is_some(),
-            self.resource_claim_template_name.is_some(),
-        ]) + self.unknown_fields.len();
-        let mut state = serializer.serialize_map(Some(len))?;
+        let len = if serializer.is_human_readable() {
+            None
+        } else {
+            let mut len = 1 + self.unknown_fields.len();
+            len += usize::from(self.resource_claim_name.is_some());
+            len += usize::from(self.resource_claim_template_name.is_some());
+            Some(len)
+        };
+        let mut state = serializer.serialize_map(len)?;
         state.serialize_entry("name", &self.name)?;
         serde_struct::optional_entry(
             &mut state,

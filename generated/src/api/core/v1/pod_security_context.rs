@@ -43,22 +43,26 @@ impl ::serde::Serialize for PodSecurityContext {
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(0, &[
-            self.app_armor_profile.is_some(),
-            self.fs_group.is_some(),
-            self.fs_group_change_policy.is_some(),
-            self.run_as_group.is_some(),
-            self.run_as_non_root.is_some(),
-            self.run_as_user.is_some(),
-            self.se_linux_change_policy.is_some(),
-            self.se_linux_options.is_some(),
-            self.seccomp_profile.is_some(),
-            self.supplemental_groups.is_some(),
-            self.supplemental_groups_policy.is_some(),
-            self.sysctls.is_some(),
-            self.windows_options.is_some(),
-        ]) + self.unknown_fields.len();
-        let mut state = serializer.serialize_map(Some(len))?;
+        let len = if serializer.is_human_readable() {
+            None
+        } else {
+            let mut len = self.unknown_fields.len();
+            len += usize::from(self.app_armor_profile.is_some());
+            len += usize::from(self.fs_group.is_some());
+            len += usize::from(self.fs_group_change_policy.is_some());
+            len += usize::from(self.run_as_group.is_some());
+            len += usize::from(self.run_as_non_root.is_some());
+            len += usize::from(self.run_as_user.is_some());
+            len += usize::from(self.se_linux_change_policy.is_some());
+            len += usize::from(self.se_linux_options.is_some());
+            len += usize::from(self.seccomp_profile.is_some());
+            len += usize::from(self.supplemental_groups.is_some());
+            len += usize::from(self.supplemental_groups_policy.is_some());
+            len += usize::from(self.sysctls.is_some());
+            len += usize::from(self.windows_options.is_some());
+            Some(len)
+        };
+        let mut state = serializer.serialize_map(len)?;
         serde_struct::optional_entry(
             &mut state,
             "appArmorProfile",

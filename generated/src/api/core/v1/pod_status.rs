@@ -66,29 +66,33 @@ impl ::serde::Serialize for PodStatus {
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(0, &[
-            self.allocated_resources.is_some(),
-            self.conditions.is_some(),
-            self.container_statuses.is_some(),
-            self.ephemeral_container_statuses.is_some(),
-            self.extended_resource_claim_status.is_some(),
-            self.host_ip.is_some(),
-            self.host_ips.is_some(),
-            self.init_container_statuses.is_some(),
-            self.message.is_some(),
-            self.nominated_node_name.is_some(),
-            self.observed_generation.is_some(),
-            self.phase.is_some(),
-            self.pod_ip.is_some(),
-            self.pod_ips.is_some(),
-            self.qos_class.is_some(),
-            self.reason.is_some(),
-            self.resize.is_some(),
-            self.resource_claim_statuses.is_some(),
-            self.resources.is_some(),
-            self.start_time.is_some(),
-        ]) + self.unknown_fields.len();
-        let mut state = serializer.serialize_map(Some(len))?;
+        let len = if serializer.is_human_readable() {
+            None
+        } else {
+            let mut len = self.unknown_fields.len();
+            len += usize::from(self.allocated_resources.is_some());
+            len += usize::from(self.conditions.is_some());
+            len += usize::from(self.container_statuses.is_some());
+            len += usize::from(self.ephemeral_container_statuses.is_some());
+            len += usize::from(self.extended_resource_claim_status.is_some());
+            len += usize::from(self.host_ip.is_some());
+            len += usize::from(self.host_ips.is_some());
+            len += usize::from(self.init_container_statuses.is_some());
+            len += usize::from(self.message.is_some());
+            len += usize::from(self.nominated_node_name.is_some());
+            len += usize::from(self.observed_generation.is_some());
+            len += usize::from(self.phase.is_some());
+            len += usize::from(self.pod_ip.is_some());
+            len += usize::from(self.pod_ips.is_some());
+            len += usize::from(self.qos_class.is_some());
+            len += usize::from(self.reason.is_some());
+            len += usize::from(self.resize.is_some());
+            len += usize::from(self.resource_claim_statuses.is_some());
+            len += usize::from(self.resources.is_some());
+            len += usize::from(self.start_time.is_some());
+            Some(len)
+        };
+        let mut state = serializer.serialize_map(len)?;
         serde_struct::optional_entry(
             &mut state,
             "allocatedResources",

@@ -37,19 +37,23 @@ impl ::serde::Serialize for Probe {
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(0, &[
-            self.exec.is_some(),
-            self.failure_threshold.is_some(),
-            self.grpc.is_some(),
-            self.http_get.is_some(),
-            self.initial_delay_seconds.is_some(),
-            self.period_seconds.is_some(),
-            self.success_threshold.is_some(),
-            self.tcp_socket.is_some(),
-            self.termination_grace_period_seconds.is_some(),
-            self.timeout_seconds.is_some(),
-        ]) + self.unknown_fields.len();
-        let mut state = serializer.serialize_map(Some(len))?;
+        let len = if serializer.is_human_readable() {
+            None
+        } else {
+            let mut len = self.unknown_fields.len();
+            len += usize::from(self.exec.is_some());
+            len += usize::from(self.failure_threshold.is_some());
+            len += usize::from(self.grpc.is_some());
+            len += usize::from(self.http_get.is_some());
+            len += usize::from(self.initial_delay_seconds.is_some());
+            len += usize::from(self.period_seconds.is_some());
+            len += usize::from(self.success_threshold.is_some());
+            len += usize::from(self.tcp_socket.is_some());
+            len += usize::from(self.termination_grace_period_seconds.is_some());
+            len += usize::from(self.timeout_seconds.is_some());
+            Some(len)
+        };
+        let mut state = serializer.serialize_map(len)?;
         serde_struct::optional_entry(&mut state, "exec", self.exec.as_ref())?;
         serde_struct::optional_entry(
             &mut state,

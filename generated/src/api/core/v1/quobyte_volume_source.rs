@@ -29,13 +29,17 @@ impl ::serde::Serialize for QuobyteVolumeSource {
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(2, &[
-            self.group.is_some(),
-            self.read_only.is_some(),
-            self.tenant.is_some(),
-            self.user.is_some(),
-        ]) + self.unknown_fields.len();
-        let mut state = serializer.serialize_map(Some(len))?;
+        let len = if serializer.is_human_readable() {
+            None
+        } else {
+            let mut len = 2 + self.unknown_fields.len();
+            len += usize::from(self.group.is_some());
+            len += usize::from(self.read_only.is_some());
+            len += usize::from(self.tenant.is_some());
+            len += usize::from(self.user.is_some());
+            Some(len)
+        };
+        let mut state = serializer.serialize_map(len)?;
         serde_struct::optional_entry(&mut state, "group", self.group.as_ref())?;
         serde_struct::optional_entry(&mut state, "readOnly", self.read_only.as_ref())?;
         state.serialize_entry("registry", &self.registry)?;

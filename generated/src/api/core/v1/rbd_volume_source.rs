@@ -33,15 +33,19 @@ impl ::serde::Serialize for RBDVolumeSource {
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(2, &[
-            self.fs_type.is_some(),
-            self.keyring.is_some(),
-            self.pool.is_some(),
-            self.read_only.is_some(),
-            self.secret_ref.is_some(),
-            self.user.is_some(),
-        ]) + self.unknown_fields.len();
-        let mut state = serializer.serialize_map(Some(len))?;
+        let len = if serializer.is_human_readable() {
+            None
+        } else {
+            let mut len = 2 + self.unknown_fields.len();
+            len += usize::from(self.fs_type.is_some());
+            len += usize::from(self.keyring.is_some());
+            len += usize::from(self.pool.is_some());
+            len += usize::from(self.read_only.is_some());
+            len += usize::from(self.secret_ref.is_some());
+            len += usize::from(self.user.is_some());
+            Some(len)
+        };
+        let mut state = serializer.serialize_map(len)?;
         serde_struct::optional_entry(&mut state, "fsType", self.fs_type.as_ref())?;
         state.serialize_entry("image", &self.image)?;
         serde_struct::optional_entry(&mut state, "keyring", self.keyring.as_ref())?;

@@ -23,11 +23,15 @@ impl ::serde::Serialize for ResourceFieldSelector {
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(1, &[
-            self.container_name.is_some(),
-            self.divisor.is_some(),
-        ]) + self.unknown_fields.len();
-        let mut state = serializer.serialize_map(Some(len))?;
+        let len = if serializer.is_human_readable() {
+            None
+        } else {
+            let mut len = 1 + self.unknown_fields.len();
+            len += usize::from(self.container_name.is_some());
+            len += usize::from(self.divisor.is_some());
+            Some(len)
+        };
+        let mut state = serializer.serialize_map(len)?;
         serde_struct::optional_entry(&mut state, "containerName", self.container_name.as_ref())?;
         serde_struct::optional_entry(&mut state, "divisor", self.divisor.as_ref())?;
         state.serialize_entry("resource", &self.resource)?;

@@ -37,16 +37,20 @@ impl ::serde::Serialize for ScaleIOVolumeSource {
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(3, &[
-            self.fs_type.is_some(),
-            self.protection_domain.is_some(),
-            self.read_only.is_some(),
-            self.ssl_enabled.is_some(),
-            self.storage_mode.is_some(),
-            self.storage_pool.is_some(),
-            self.volume_name.is_some(),
-        ]) + self.unknown_fields.len();
-        let mut state = serializer.serialize_map(Some(len))?;
+        let len = if serializer.is_human_readable() {
+            None
+        } else {
+            let mut len = 3 + self.unknown_fields.len();
+            len += usize::from(self.fs_type.is_some());
+            len += usize::from(self.protection_domain.is_some());
+            len += usize::from(self.read_only.is_some());
+            len += usize::from(self.ssl_enabled.is_some());
+            len += usize::from(self.storage_mode.is_some());
+            len += usize::from(self.storage_pool.is_some());
+            len += usize::from(self.volume_name.is_some());
+            Some(len)
+        };
+        let mut state = serializer.serialize_map(len)?;
         serde_struct::optional_entry(&mut state, "fsType", self.fs_type.as_ref())?;
         state.serialize_entry("gateway", &self.gateway)?;
         serde_struct::optional_entry(

@@ -25,13 +25,17 @@ impl ::serde::Serialize for SELinuxOptions {
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(0, &[
-            self.level.is_some(),
-            self.role.is_some(),
-            self.type_.is_some(),
-            self.user.is_some(),
-        ]) + self.unknown_fields.len();
-        let mut state = serializer.serialize_map(Some(len))?;
+        let len = if serializer.is_human_readable() {
+            None
+        } else {
+            let mut len = self.unknown_fields.len();
+            len += usize::from(self.level.is_some());
+            len += usize::from(self.role.is_some());
+            len += usize::from(self.type_.is_some());
+            len += usize::from(self.user.is_some());
+            Some(len)
+        };
+        let mut state = serializer.serialize_map(len)?;
         serde_struct::optional_entry(&mut state, "level", self.level.as_ref())?;
         serde_struct::optional_entry(&mut state, "role", self.role.as_ref())?;
         serde_struct::optional_entry(&mut state, "type", self.type_.as_ref())?;

@@ -23,11 +23,15 @@ impl ::serde::Serialize for ServiceAccountTokenProjection {
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(1, &[
-            self.audience.is_some(),
-            self.expiration_seconds.is_some(),
-        ]) + self.unknown_fields.len();
-        let mut state = serializer.serialize_map(Some(len))?;
+        let len = if serializer.is_human_readable() {
+            None
+        } else {
+            let mut len = 1 + self.unknown_fields.len();
+            len += usize::from(self.audience.is_some());
+            len += usize::from(self.expiration_seconds.is_some());
+            Some(len)
+        };
+        let mut state = serializer.serialize_map(len)?;
         serde_struct::optional_entry(&mut state, "audience", self.audience.as_ref())?;
         serde_struct::optional_entry(
             &mut state,

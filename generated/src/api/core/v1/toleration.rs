@@ -27,14 +27,18 @@ impl ::serde::Serialize for Toleration {
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(0, &[
-            self.effect.is_some(),
-            self.key.is_some(),
-            self.operator.is_some(),
-            self.toleration_seconds.is_some(),
-            self.value.is_some(),
-        ]) + self.unknown_fields.len();
-        let mut state = serializer.serialize_map(Some(len))?;
+        let len = if serializer.is_human_readable() {
+            None
+        } else {
+            let mut len = self.unknown_fields.len();
+            len += usize::from(self.effect.is_some());
+            len += usize::from(self.key.is_some());
+            len += usize::from(self.operator.is_some());
+            len += usize::from(self.toleration_seconds.is_some());
+            len += usize::from(self.value.is_some());
+            Some(len)
+        };
+        let mut state = serializer.serialize_map(len)?;
         serde_struct::optional_entry(&mut state, "effect", self.effect.as_ref())?;
         serde_struct::optional_entry(&mut state, "key", self.key.as_ref())?;
         serde_struct::optional_entry(&mut state, "operator", self.operator.as_ref())?;

@@ -85,39 +85,43 @@ impl ::serde::Serialize for Volume {
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(1, &[
-            self.aws_elastic_block_store.is_some(),
-            self.azure_disk.is_some(),
-            self.azure_file.is_some(),
-            self.cephfs.is_some(),
-            self.cinder.is_some(),
-            self.config_map.is_some(),
-            self.csi.is_some(),
-            self.downward_api.is_some(),
-            self.empty_dir.is_some(),
-            self.ephemeral.is_some(),
-            self.fc.is_some(),
-            self.flex_volume.is_some(),
-            self.flocker.is_some(),
-            self.gce_persistent_disk.is_some(),
-            self.git_repo.is_some(),
-            self.glusterfs.is_some(),
-            self.host_path.is_some(),
-            self.image.is_some(),
-            self.iscsi.is_some(),
-            self.nfs.is_some(),
-            self.persistent_volume_claim.is_some(),
-            self.photon_persistent_disk.is_some(),
-            self.portworx_volume.is_some(),
-            self.projected.is_some(),
-            self.quobyte.is_some(),
-            self.rbd.is_some(),
-            self.scale_io.is_some(),
-            self.secret.is_some(),
-            self.storageos.is_some(),
-            self.vsphere_volume.is_some(),
-        ]) + self.unknown_fields.len();
-        let mut state = serializer.serialize_map(Some(len))?;
+        let len = if serializer.is_human_readable() {
+            None
+        } else {
+            let mut len = 1 + self.unknown_fields.len();
+            len += usize::from(self.aws_elastic_block_store.is_some());
+            len += usize::from(self.azure_disk.is_some());
+            len += usize::from(self.azure_file.is_some());
+            len += usize::from(self.cephfs.is_some());
+            len += usize::from(self.cinder.is_some());
+            len += usize::from(self.config_map.is_some());
+            len += usize::from(self.csi.is_some());
+            len += usize::from(self.downward_api.is_some());
+            len += usize::from(self.empty_dir.is_some());
+            len += usize::from(self.ephemeral.is_some());
+            len += usize::from(self.fc.is_some());
+            len += usize::from(self.flex_volume.is_some());
+            len += usize::from(self.flocker.is_some());
+            len += usize::from(self.gce_persistent_disk.is_some());
+            len += usize::from(self.git_repo.is_some());
+            len += usize::from(self.glusterfs.is_some());
+            len += usize::from(self.host_path.is_some());
+            len += usize::from(self.image.is_some());
+            len += usize::from(self.iscsi.is_some());
+            len += usize::from(self.nfs.is_some());
+            len += usize::from(self.persistent_volume_claim.is_some());
+            len += usize::from(self.photon_persistent_disk.is_some());
+            len += usize::from(self.portworx_volume.is_some());
+            len += usize::from(self.projected.is_some());
+            len += usize::from(self.quobyte.is_some());
+            len += usize::from(self.rbd.is_some());
+            len += usize::from(self.scale_io.is_some());
+            len += usize::from(self.secret.is_some());
+            len += usize::from(self.storageos.is_some());
+            len += usize::from(self.vsphere_volume.is_some());
+            Some(len)
+        };
+        let mut state = serializer.serialize_map(len)?;
         serde_struct::optional_entry(
             &mut state,
             "awsElasticBlockStore",

@@ -31,15 +31,19 @@ impl ::serde::Serialize for VolumeProjection {
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(0, &[
-            self.cluster_trust_bundle.is_some(),
-            self.config_map.is_some(),
-            self.downward_api.is_some(),
-            self.pod_certificate.is_some(),
-            self.secret.is_some(),
-            self.service_account_token.is_some(),
-        ]) + self.unknown_fields.len();
-        let mut state = serializer.serialize_map(Some(len))?;
+        let len = if serializer.is_human_readable() {
+            None
+        } else {
+            let mut len = self.unknown_fields.len();
+            len += usize::from(self.cluster_trust_bundle.is_some());
+            len += usize::from(self.config_map.is_some());
+            len += usize::from(self.downward_api.is_some());
+            len += usize::from(self.pod_certificate.is_some());
+            len += usize::from(self.secret.is_some());
+            len += usize::from(self.service_account_token.is_some());
+            Some(len)
+        };
+        let mut state = serializer.serialize_map(len)?;
         serde_struct::optional_entry(
             &mut state,
             "clusterTrustBundle",

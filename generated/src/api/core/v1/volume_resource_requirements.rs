@@ -31,11 +31,15 @@ impl ::serde::Serialize for VolumeResourceRequirements {
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(0, &[
-            self.limits.is_some(),
-            self.requests.is_some(),
-        ]) + self.unknown_fields.len();
-        let mut state = serializer.serialize_map(Some(len))?;
+        let len = if serializer.is_human_readable() {
+            None
+        } else {
+            let mut len = self.unknown_fields.len();
+            len += usize::from(self.limits.is_some());
+            len += usize::from(self.requests.is_some());
+            Some(len)
+        };
+        let mut state = serializer.serialize_map(len)?;
         serde_struct::optional_entry(&mut state, "limits", self.limits.as_ref())?;
         serde_struct::optional_entry(&mut state, "requests", self.requests.as_ref())?;
         serde_struct::extra_entries(&mut state, &self.unknown_fields)?;

@@ -25,13 +25,17 @@ impl ::serde::Serialize for WindowsSecurityContextOptions {
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(0, &[
-            self.gmsa_credential_spec.is_some(),
-            self.gmsa_credential_spec_name.is_some(),
-            self.host_process.is_some(),
-            self.run_as_user_name.is_some(),
-        ]) + self.unknown_fields.len();
-        let mut state = serializer.serialize_map(Some(len))?;
+        let len = if serializer.is_human_readable() {
+            None
+        } else {
+            let mut len = self.unknown_fields.len();
+            len += usize::from(self.gmsa_credential_spec.is_some());
+            len += usize::from(self.gmsa_credential_spec_name.is_some());
+            len += usize::from(self.host_process.is_some());
+            len += usize::from(self.run_as_user_name.is_some());
+            Some(len)
+        };
+        let mut state = serializer.serialize_map(len)?;
         serde_struct::optional_entry(
             &mut state,
             "gmsaCredentialSpec",

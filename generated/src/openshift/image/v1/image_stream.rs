@@ -54,14 +54,18 @@ impl ::serde::Serialize for ImageStream {
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(0, &[
-            self.api_version.is_present(),
-            self.kind.is_present(),
-            self.metadata.is_some(),
-            self.spec.is_some(),
-            self.status.is_some(),
-        ]) + self.unknown_fields.len();
-        let mut state = serializer.serialize_map(Some(len))?;
+        let len = if serializer.is_human_readable() {
+            None
+        } else {
+            let mut len = self.unknown_fields.len();
+            len += usize::from(self.api_version.is_present());
+            len += usize::from(self.kind.is_present());
+            len += usize::from(self.metadata.is_some());
+            len += usize::from(self.spec.is_some());
+            len += usize::from(self.status.is_some());
+            Some(len)
+        };
+        let mut state = serializer.serialize_map(len)?;
         serde_struct::entry_if(
             &mut state,
             "apiVersion",

@@ -31,12 +31,16 @@ impl ::serde::Serialize for TagEventCondition {
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(3, &[
-            self.last_transition_time.is_some(),
-            self.message.is_some(),
-            self.reason.is_some(),
-        ]) + self.unknown_fields.len();
-        let mut state = serializer.serialize_map(Some(len))?;
+        let len = if serializer.is_human_readable() {
+            None
+        } else {
+            let mut len = 3 + self.unknown_fields.len();
+            len += usize::from(self.last_transition_time.is_some());
+            len += usize::from(self.message.is_some());
+            len += usize::from(self.reason.is_some());
+            Some(len)
+        };
+        let mut state = serializer.serialize_map(len)?;
         state.serialize_entry("generation", &self.generation)?;
         serde_struct::optional_entry(
             &mut state,

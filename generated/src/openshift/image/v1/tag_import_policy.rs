@@ -23,12 +23,16 @@ impl ::serde::Serialize for TagImportPolicy {
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(0, &[
-            self.import_mode.is_some(),
-            self.insecure.is_some(),
-            self.scheduled.is_some(),
-        ]) + self.unknown_fields.len();
-        let mut state = serializer.serialize_map(Some(len))?;
+        let len = if serializer.is_human_readable() {
+            None
+        } else {
+            let mut len = self.unknown_fields.len();
+            len += usize::from(self.import_mode.is_some());
+            len += usize::from(self.insecure.is_some());
+            len += usize::from(self.scheduled.is_some());
+            Some(len)
+        };
+        let mut state = serializer.serialize_map(len)?;
         serde_struct::optional_entry(&mut state, "importMode", self.import_mode.as_ref())?;
         serde_struct::optional_entry(&mut state, "insecure", self.insecure.as_ref())?;
         serde_struct::optional_entry(&mut state, "scheduled", self.scheduled.as_ref())?;

@@ -31,15 +31,19 @@ impl ::serde::Serialize for TagReference {
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(1, &[
-            self.annotations.is_some(),
-            self.from.is_some(),
-            self.generation.is_some(),
-            self.import_policy.is_some(),
-            self.reference.is_some(),
-            self.reference_policy.is_some(),
-        ]) + self.unknown_fields.len();
-        let mut state = serializer.serialize_map(Some(len))?;
+        let len = if serializer.is_human_readable() {
+            None
+        } else {
+            let mut len = 1 + self.unknown_fields.len();
+            len += usize::from(self.annotations.is_some());
+            len += usize::from(self.from.is_some());
+            len += usize::from(self.generation.is_some());
+            len += usize::from(self.import_policy.is_some());
+            len += usize::from(self.reference.is_some());
+            len += usize::from(self.reference_policy.is_some());
+            Some(len)
+        };
+        let mut state = serializer.serialize_map(len)?;
         serde_struct::optional_entry(&mut state, "annotations", self.annotations.as_ref())?;
         serde_struct::optional_entry(&mut state, "from", self.from.as_ref())?;
         serde_struct::optional_entry(&mut state, "generation", self.generation.as_ref())?;

@@ -33,17 +33,21 @@ impl ::serde::Serialize for DeleteOptions {
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(0, &[
-            self.api_version.is_some(),
-            self.dry_run.is_some(),
-            self.grace_period_seconds.is_some(),
-            self.ignore_store_read_error_with_cluster_breaking_potential.is_some(),
-            self.kind.is_some(),
-            self.orphan_dependents.is_some(),
-            self.preconditions.is_some(),
-            self.propagation_policy.is_some(),
-        ]) + self.unknown_fields.len();
-        let mut state = serializer.serialize_map(Some(len))?;
+        let len = if serializer.is_human_readable() {
+            None
+        } else {
+            let mut len = self.unknown_fields.len();
+            len += usize::from(self.api_version.is_some());
+            len += usize::from(self.dry_run.is_some());
+            len += usize::from(self.grace_period_seconds.is_some());
+            len += usize::from(self.ignore_store_read_error_with_cluster_breaking_potential.is_some());
+            len += usize::from(self.kind.is_some());
+            len += usize::from(self.orphan_dependents.is_some());
+            len += usize::from(self.preconditions.is_some());
+            len += usize::from(self.propagation_policy.is_some());
+            Some(len)
+        };
+        let mut state = serializer.serialize_map(len)?;
         serde_struct::optional_entry(&mut state, "apiVersion", self.api_version.as_ref())?;
         serde_struct::optional_entry(&mut state, "dryRun", self.dry_run.as_ref())?;
         serde_struct::optional_entry(

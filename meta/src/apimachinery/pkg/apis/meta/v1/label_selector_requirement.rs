@@ -23,8 +23,14 @@ impl ::serde::Serialize for LabelSelectorRequirement {
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(2, &[self.values.is_some()]) + self.unknown_fields.len();
-        let mut state = serializer.serialize_map(Some(len))?;
+        let len = if serializer.is_human_readable() {
+            None
+        } else {
+            let mut len = 2 + self.unknown_fields.len();
+            len += usize::from(self.values.is_some());
+            Some(len)
+        };
+        let mut state = serializer.serialize_map(len)?;
         state.serialize_entry("key", &self.key)?;
         state.serialize_entry("operator", &self.operator)?;
         serde_struct::optional_entry(&mut state, "values", self.values.as_ref())?;

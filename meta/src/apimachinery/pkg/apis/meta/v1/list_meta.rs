@@ -27,14 +27,18 @@ impl ::serde::Serialize for ListMeta {
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(0, &[
-            self.continue_.is_some(),
-            self.remaining_item_count.is_some(),
-            self.resource_version.is_some(),
-            self.self_link.is_some(),
-            self.shard_info.is_some(),
-        ]) + self.unknown_fields.len();
-        let mut state = serializer.serialize_map(Some(len))?;
+        let len = if serializer.is_human_readable() {
+            None
+        } else {
+            let mut len = self.unknown_fields.len();
+            len += usize::from(self.continue_.is_some());
+            len += usize::from(self.remaining_item_count.is_some());
+            len += usize::from(self.resource_version.is_some());
+            len += usize::from(self.self_link.is_some());
+            len += usize::from(self.shard_info.is_some());
+            Some(len)
+        };
+        let mut state = serializer.serialize_map(len)?;
         serde_struct::optional_entry(&mut state, "continue", self.continue_.as_ref())?;
         serde_struct::optional_entry(
             &mut state,

@@ -31,16 +31,20 @@ impl ::serde::Serialize for ManagedFieldsEntry {
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(0, &[
-            self.api_version.is_some(),
-            self.fields_type.is_some(),
-            self.fields_v1.is_some(),
-            self.manager.is_some(),
-            self.operation.is_some(),
-            self.subresource.is_some(),
-            self.time.is_some(),
-        ]) + self.unknown_fields.len();
-        let mut state = serializer.serialize_map(Some(len))?;
+        let len = if serializer.is_human_readable() {
+            None
+        } else {
+            let mut len = self.unknown_fields.len();
+            len += usize::from(self.api_version.is_some());
+            len += usize::from(self.fields_type.is_some());
+            len += usize::from(self.fields_v1.is_some());
+            len += usize::from(self.manager.is_some());
+            len += usize::from(self.operation.is_some());
+            len += usize::from(self.subresource.is_some());
+            len += usize::from(self.time.is_some());
+            Some(len)
+        };
+        let mut state = serializer.serialize_map(len)?;
         serde_struct::optional_entry(&mut state, "apiVersion", self.api_version.as_ref())?;
         serde_struct::optional_entry(&mut state, "fieldsType", self.fields_type.as_ref())?;
         serde_struct::optional_entry(&mut state, "fieldsV1", self.fields_v1.as_ref())?;

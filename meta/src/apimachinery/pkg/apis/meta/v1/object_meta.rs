@@ -51,24 +51,28 @@ impl ::serde::Serialize for ObjectMeta {
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(0, &[
-            self.annotations.is_some(),
-            self.creation_timestamp.is_some(),
-            self.deletion_grace_period_seconds.is_some(),
-            self.deletion_timestamp.is_some(),
-            self.finalizers.is_some(),
-            self.generate_name.is_some(),
-            self.generation.is_some(),
-            self.labels.is_some(),
-            self.managed_fields.is_some(),
-            self.name.is_some(),
-            self.namespace.is_some(),
-            self.owner_references.is_some(),
-            self.resource_version.is_some(),
-            self.self_link.is_some(),
-            self.uid.is_some(),
-        ]) + self.unknown_fields.len();
-        let mut state = serializer.serialize_map(Some(len))?;
+        let len = if serializer.is_human_readable() {
+            None
+        } else {
+            let mut len = self.unknown_fields.len();
+            len += usize::from(self.annotations.is_some());
+            len += usize::from(self.creation_timestamp.is_some());
+            len += usize::from(self.deletion_grace_period_seconds.is_some());
+            len += usize::from(self.deletion_timestamp.is_some());
+            len += usize::from(self.finalizers.is_some());
+            len += usize::from(self.generate_name.is_some());
+            len += usize::from(self.generation.is_some());
+            len += usize::from(self.labels.is_some());
+            len += usize::from(self.managed_fields.is_some());
+            len += usize::from(self.name.is_some());
+            len += usize::from(self.namespace.is_some());
+            len += usize::from(self.owner_references.is_some());
+            len += usize::from(self.resource_version.is_some());
+            len += usize::from(self.self_link.is_some());
+            len += usize::from(self.uid.is_some());
+            Some(len)
+        };
+        let mut state = serializer.serialize_map(len)?;
         serde_struct::optional_entry(&mut state, "annotations", self.annotations.as_ref())?;
         serde_struct::optional_entry(
             &mut state,

@@ -29,11 +29,15 @@ impl ::serde::Serialize for OwnerReference {
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(4, &[
-            self.block_owner_deletion.is_some(),
-            self.controller.is_some(),
-        ]) + self.unknown_fields.len();
-        let mut state = serializer.serialize_map(Some(len))?;
+        let len = if serializer.is_human_readable() {
+            None
+        } else {
+            let mut len = 4 + self.unknown_fields.len();
+            len += usize::from(self.block_owner_deletion.is_some());
+            len += usize::from(self.controller.is_some());
+            Some(len)
+        };
+        let mut state = serializer.serialize_map(len)?;
         state.serialize_entry("apiVersion", &self.api_version)?;
         serde_struct::optional_entry(
             &mut state,

@@ -37,17 +37,21 @@ impl ::serde::Serialize for Status {
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(0, &[
-            self.api_version.is_present(),
-            self.code.is_some(),
-            self.details.is_some(),
-            self.kind.is_present(),
-            self.message.is_some(),
-            self.metadata.is_some(),
-            self.reason.is_some(),
-            self.status.is_some(),
-        ]) + self.unknown_fields.len();
-        let mut state = serializer.serialize_map(Some(len))?;
+        let len = if serializer.is_human_readable() {
+            None
+        } else {
+            let mut len = self.unknown_fields.len();
+            len += usize::from(self.api_version.is_present());
+            len += usize::from(self.code.is_some());
+            len += usize::from(self.details.is_some());
+            len += usize::from(self.kind.is_present());
+            len += usize::from(self.message.is_some());
+            len += usize::from(self.metadata.is_some());
+            len += usize::from(self.reason.is_some());
+            len += usize::from(self.status.is_some());
+            Some(len)
+        };
+        let mut state = serializer.serialize_map(len)?;
         serde_struct::entry_if(
             &mut state,
             "apiVersion",

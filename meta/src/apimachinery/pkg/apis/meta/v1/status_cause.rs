@@ -23,12 +23,16 @@ impl ::serde::Serialize for StatusCause {
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(0, &[
-            self.field.is_some(),
-            self.message.is_some(),
-            self.reason.is_some(),
-        ]) + self.unknown_fields.len();
-        let mut state = serializer.serialize_map(Some(len))?;
+        let len = if serializer.is_human_readable() {
+            None
+        } else {
+            let mut len = self.unknown_fields.len();
+            len += usize::from(self.field.is_some());
+            len += usize::from(self.message.is_some());
+            len += usize::from(self.reason.is_some());
+            Some(len)
+        };
+        let mut state = serializer.serialize_map(len)?;
         serde_struct::optional_entry(&mut state, "field", self.field.as_ref())?;
         serde_struct::optional_entry(&mut state, "message", self.message.as_ref())?;
         serde_struct::optional_entry(&mut state, "reason", self.reason.as_ref())?;

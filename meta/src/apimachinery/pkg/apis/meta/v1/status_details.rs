@@ -29,15 +29,19 @@ impl ::serde::Serialize for StatusDetails {
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap as _;
         use ::kubeforge_runtime::serde_struct;
-        let len = serde_struct::len(0, &[
-            self.causes.is_some(),
-            self.group.is_some(),
-            self.kind.is_some(),
-            self.name.is_some(),
-            self.retry_after_seconds.is_some(),
-            self.uid.is_some(),
-        ]) + self.unknown_fields.len();
-        let mut state = serializer.serialize_map(Some(len))?;
+        let len = if serializer.is_human_readable() {
+            None
+        } else {
+            let mut len = self.unknown_fields.len();
+            len += usize::from(self.causes.is_some());
+            len += usize::from(self.group.is_some());
+            len += usize::from(self.kind.is_some());
+            len += usize::from(self.name.is_some());
+            len += usize::from(self.retry_after_seconds.is_some());
+            len += usize::from(self.uid.is_some());
+            Some(len)
+        };
+        let mut state = serializer.serialize_map(len)?;
         serde_struct::optional_entry(&mut state, "causes", self.causes.as_ref())?;
         serde_struct::optional_entry(&mut state, "group", self.group.as_ref())?;
         serde_struct::optional_entry(&mut state, "kind", self.kind.as_ref())?;
