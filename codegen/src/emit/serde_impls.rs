@@ -605,9 +605,11 @@ fn read_fields_impl(
     } else {
         code.open("fn index(name: &str) -> Option<usize> {");
         code.open("match name {");
-        for (index, field) in read.iter().enumerate() {
+        // The names as `NAMES` spells them: one list, so a key and its field's name in an
+        // error are the same text.
+        for (index, json) in json_names.iter().enumerate() {
             code.line_with(|out| {
-                push_str_literal(out, &field.json_name);
+                out.push_str(json);
                 out.push_str(" => Some(");
                 out.push_str(&index.to_string());
                 out.push_str("),");
