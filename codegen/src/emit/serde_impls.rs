@@ -267,11 +267,39 @@ fn serialize_impl(code: &mut Code, context: &Context<'_>, ty: &TypeDef, fields: 
     code.close("}");
 }
 
+/// A struct's `Deserialize` impl (one call of the runtime's `serde_struct::deserialize`), then
+/// the opening of the unnamed constant its reading impls sit in, so that their names cannot
+/// clash with a type of the module; the caller closes it.
+fn deserialize_and_open_const(code: &mut Code, context: &Context<'_>, ty: &TypeDef) {
+    let runtime = &context.runtime;
+    let name = &ty.name;
+    let d = type_parameter(ty, "D");
+    code.open(&format!(
+        "impl<'de> ::serde::Deserialize<'de> for {name} {{"
+    ));
+    code.line("#[inline]");
+    code.list(
+        &format!("fn deserialize<{d}: ::serde::Deserializer<'de>>("),
+        &[&format!("deserializer: {d}")],
+        ")",
+        &format!(" -> Result<Self, {d}::Error> {{"),
+    );
+    code.deeper();
+    code.line(&format!(
+        "{runtime}::serde_struct::deserialize(deserializer)"
+    ));
+    code.close("}");
+    code.close("}");
+    code.blank();
+    code.open("const _: () = {");
+    code.line(&format!("use {runtime}::serde_struct;"));
+    code.blank();
+}
+
 #[allow(clippy::too_many_lines)]
 fn deserialize_impl(code: &mut Code, context: &Context<'_>, ty: &TypeDef, fields: &[Field]) {
     let runtime = &context.runtime;
     let name = &ty.name;
-    let d = type_parameter(ty, "D");
     let a = type_parameter(ty, "A");
     let extra = fields
         .iter()
@@ -298,31 +326,11 @@ fn deserialize_impl(code: &mut Code, context: &Context<'_>, ty: &TypeDef, fields
 
     // `deserialize` reads into a slot of its own and moves the value out; a struct field of
     // another generated struct is read straight into the parent's slot (`InPlace`).
-    code.open(&format!(
-        "impl<'de> ::serde::Deserialize<'de> for {name} {{"
-    ));
-    code.line("#[inline]");
-    code.list(
-        &format!("fn deserialize<{d}: ::serde::Deserializer<'de>>("),
-        &[&format!("deserializer: {d}")],
-        ")",
-        &format!(" -> Result<Self, {d}::Error> {{"),
-    );
-    code.deeper();
-    code.line(&format!(
-        "{runtime}::serde_struct::deserialize(deserializer)"
-    ));
-    code.close("}");
-    code.close("}");
-    code.blank();
     // The field enum, the type that names the fields and the impls that read the struct sit
-    // in an unnamed constant, so that their names cannot clash with a type of the module.
-    // The visitor itself, its `expecting` and `deserialize_struct`'s call are the runtime's
-    // (`InPlace`'s provided `deserialize_into`): one generic body for every struct instead of
-    // two here.
-    code.open("const _: () = {");
-    code.line(&format!("use {runtime}::serde_struct;"));
-    code.blank();
+    // in the unnamed constant. The visitor itself, its `expecting` and `deserialize_struct`'s
+    // call are the runtime's (`InPlace`'s provided `deserialize_into`): one generic body for
+    // every struct instead of two here.
+    deserialize_and_open_const(code, context, ty);
     if !fields.is_empty() {
         code.line("#[allow(non_camel_case_types, clippy::enum_variant_names)]");
         code.open(&format!("enum {field_enum} {{"));
@@ -523,9 +531,7 @@ fn read_fields_impl(
     fields: &[Field],
     empty: &[String],
 ) {
-    let runtime = &context.runtime;
     let name = &ty.name;
-    let d = type_parameter(ty, "D");
     let a = type_parameter(ty, "A");
     let extra = fields
         .iter()
@@ -537,26 +543,7 @@ fn read_fields_impl(
         .filter(|f| !matches!(presence(context, f), Presence::Extra))
         .collect();
 
-    code.open(&format!(
-        "impl<'de> ::serde::Deserialize<'de> for {name} {{"
-    ));
-    code.line("#[inline]");
-    code.list(
-        &format!("fn deserialize<{d}: ::serde::Deserializer<'de>>("),
-        &[&format!("deserializer: {d}")],
-        ")",
-        &format!(" -> Result<Self, {d}::Error> {{"),
-    );
-    code.deeper();
-    code.line(&format!(
-        "{runtime}::serde_struct::deserialize(deserializer)"
-    ));
-    code.close("}");
-    code.close("}");
-    code.blank();
-    code.open("const _: () = {");
-    code.line(&format!("use {runtime}::serde_struct;"));
-    code.blank();
+    deserialize_and_open_const(code, context, ty);
     code.open(&format!("impl serde_struct::Empty for {name} {{"));
     code.line("#[inline]");
     code.open("fn empty() -> Self {");
