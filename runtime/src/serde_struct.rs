@@ -602,25 +602,23 @@ pub trait ReadFields<'de>: Empty {
     /// order: the first one the input lacks is the error (`missing field `name``).
     const REQUIRED: &'static [usize];
 
-    /// The index in [`NAMES`](ReadFields::NAMES) of the field named `name`, if the struct
-    /// has one. Generated as a `match` on the names: compared with constants inline, a key
-    /// is found with fewer instructions than any search of the table in the runtime
-    /// (BENCHMARKS.md g, "structs read field by field": a search called `memcmp` for every
-    /// name of the key's length, +7 to +11% instructions to read a Pod).
-    fn index(name: &str) -> Option<usize>;
-
-    /// Reads the value of field `field` (an index in [`NAMES`](ReadFields::NAMES)) into
-    /// `self`; any other index is a key the struct does not have, named `key`, whose value is
-    /// kept ([`extra`]) or skipped ([`skip`]).
+    /// Reads the value of the field named `name` into `self`, marking it in `seen` first
+    /// (a field read twice is an error, found before its value is read, as the derive's); a
+    /// name the struct does not have is kept ([`extra_named`]) or skipped ([`skip`]).
+    /// Generated as a `match` on the names, whose arms each call one reader with the field's
+    /// index in [`NAMES`](ReadFields::NAMES): the key is compared with constants inline (a
+    /// search of the table in the runtime called `memcmp` for every name of the key's
+    /// length: +7 to +11% instructions to read a Pod, BENCHMARKS.md g), and the lookup and
+    /// the read are one body per struct.
     ///
     /// # Errors
     ///
     /// The map's, and the field value's.
     fn read_field<A: MapAccess<'de>>(
         &mut self,
-        field: usize,
+        name: &str,
         map: &mut A,
-        key: &mut String,
+        seen: &mut Seen,
     ) -> Result<(), A::Error>;
 }
 
@@ -634,46 +632,58 @@ impl<'de, T: ReadFields<'de>> InPlace<'de> for T {
     }
 }
 
-/// The fields already read, one bit each: a field read twice is an error.
-enum Seen {
+/// The fields of a struct already read, one bit each, with their names: a field read twice
+/// is `duplicate field `name``. Made by [`read_fields`]; the readers mark their field.
+pub struct Seen {
+    bits: Bits,
+    names: &'static [&'static str],
+}
+
+enum Bits {
     Few(u128),
     Many(Vec<u64>),
 }
 
 impl Seen {
     #[inline]
-    fn new(fields: usize) -> Self {
-        if fields <= 128 {
-            Seen::Few(0)
+    fn new(names: &'static [&'static str]) -> Self {
+        let bits = if names.len() <= 128 {
+            Bits::Few(0)
         } else {
-            Seen::Many(vec![0; fields.div_ceil(64)])
-        }
+            Bits::Many(vec![0; names.len().div_ceil(64)])
+        };
+        Seen { bits, names }
     }
 
-    /// Marks `field` read; `false` when it already was.
+    /// Marks `field` read; `duplicate field `name`` when it already was.
     #[inline]
-    fn insert(&mut self, field: usize) -> bool {
-        match self {
-            Seen::Few(bits) => {
+    fn mark<E: de::Error>(&mut self, field: usize) -> Result<(), E> {
+        let fresh = match &mut self.bits {
+            Bits::Few(bits) => {
                 let bit = 1u128 << field;
                 let fresh = *bits & bit == 0;
                 *bits |= bit;
                 fresh
             }
-            Seen::Many(words) => {
+            Bits::Many(words) => {
                 let (word, bit) = (field / 64, 1u64 << (field % 64));
                 let fresh = words[word] & bit == 0;
                 words[word] |= bit;
                 fresh
             }
+        };
+        if fresh {
+            Ok(())
+        } else {
+            Err(E::duplicate_field(self.names[field]))
         }
     }
 
     #[inline]
     fn contains(&self, field: usize) -> bool {
-        match self {
-            Seen::Few(bits) => *bits & (1u128 << field) != 0,
-            Seen::Many(words) => words[field / 64] & (1u64 << (field % 64)) != 0,
+        match &self.bits {
+            Bits::Few(bits) => *bits & (1u128 << field) != 0,
+            Bits::Many(words) => words[field / 64] & (1u64 << (field % 64)) != 0,
         }
     }
 }
@@ -692,13 +702,11 @@ where
     A: MapAccess<'de>,
 {
     let this = place.insert(T::empty());
-    let mut seen = Seen::new(T::NAMES.len());
-    let mut key = String::new();
-    while let Some(field) = map.next_key_seed(IndexKey::<T>::new(&mut key))? {
-        if field < T::NAMES.len() && !seen.insert(field) {
-            return Err(de::Error::duplicate_field(T::NAMES[field]));
-        }
-        this.read_field(field, &mut map, &mut key)?;
+    let mut seen = Seen::new(T::NAMES);
+    let mut buffer = String::new();
+    while let Some(borrowed) = map.next_key_seed(KeyName(&mut buffer))? {
+        let name = borrowed.unwrap_or(buffer.as_str());
+        this.read_field(name, &mut map, &mut seen)?;
     }
     for &field in T::REQUIRED {
         if !seen.contains(field) {
@@ -708,50 +716,43 @@ where
     Ok(())
 }
 
-/// Reads an object key as the index of the field it names ([`ReadFields::index`]); a name
-/// the struct does not have is `usize::MAX`, stored in the buffer it borrows (see
-/// [`ReadFields::read_field`]).
-struct IndexKey<'a, 'de, T> {
-    name: &'a mut String,
-    of: PhantomData<fn(&'de ()) -> T>,
-}
+/// Reads an object key as the input's own text where the deserializer lends it (a JSON
+/// key without escapes read from a slice or string), else into the buffer it borrows
+/// (`None`): no copy of a key in the common case.
+struct KeyName<'a>(&'a mut String);
 
-impl<'a, 'de, T: ReadFields<'de>> IndexKey<'a, 'de, T> {
-    #[inline]
-    fn new(name: &'a mut String) -> Self {
-        IndexKey {
-            name,
-            of: PhantomData,
-        }
-    }
-}
-
-impl<'de, T: ReadFields<'de>> DeserializeSeed<'de> for IndexKey<'_, 'de, T> {
-    type Value = usize;
+impl<'de> DeserializeSeed<'de> for KeyName<'_> {
+    type Value = Option<&'de str>;
 
     #[inline]
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<usize, D::Error> {
+    fn deserialize<D: Deserializer<'de>>(
+        self,
+        deserializer: D,
+    ) -> Result<Option<&'de str>, D::Error> {
         deserializer.deserialize_identifier(self)
     }
 }
 
-impl<'de, T: ReadFields<'de>> Visitor<'_> for IndexKey<'_, 'de, T> {
-    type Value = usize;
+impl<'de> Visitor<'de> for KeyName<'_> {
+    type Value = Option<&'de str>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a field name")
     }
 
     #[inline]
-    fn visit_str<E: de::Error>(self, name: &str) -> Result<usize, E> {
-        Ok(T::index(name).unwrap_or_else(|| {
-            name.clone_into(self.name);
-            usize::MAX
-        }))
+    fn visit_borrowed_str<E: de::Error>(self, name: &'de str) -> Result<Option<&'de str>, E> {
+        Ok(Some(name))
     }
 
     #[inline]
-    fn visit_bytes<E: de::Error>(self, name: &[u8]) -> Result<usize, E> {
+    fn visit_str<E: de::Error>(self, name: &str) -> Result<Option<&'de str>, E> {
+        name.clone_into(self.0);
+        Ok(None)
+    }
+
+    #[inline]
+    fn visit_bytes<E: de::Error>(self, name: &[u8]) -> Result<Option<&'de str>, E> {
         match std::str::from_utf8(name) {
             Ok(name) => self.visit_str(name),
             Err(_) => Err(E::invalid_value(de::Unexpected::Bytes(name), &self)),
@@ -768,11 +769,17 @@ impl<'de, T: ReadFields<'de>> Visitor<'_> for IndexKey<'_, 'de, T> {
 ///
 /// Not inlined, as [`value`]: one copy per map access and field type.
 #[inline(never)]
-pub fn read<'de, A, T>(map: &mut A, field: &mut T) -> Result<(), A::Error>
+pub fn read<'de, A, T>(
+    map: &mut A,
+    field: &mut T,
+    seen: &mut Seen,
+    index: usize,
+) -> Result<(), A::Error>
 where
     A: MapAccess<'de>,
     T: Deserialize<'de>,
 {
+    seen.mark(index)?;
     *field = map.next_value()?;
     Ok(())
 }
@@ -785,11 +792,17 @@ where
 ///
 /// Not inlined, as [`value`].
 #[inline(never)]
-pub fn read_integral<'de, A, T>(map: &mut A, field: &mut T) -> Result<(), A::Error>
+pub fn read_integral<'de, A, T>(
+    map: &mut A,
+    field: &mut T,
+    seen: &mut Seen,
+    index: usize,
+) -> Result<(), A::Error>
 where
     A: MapAccess<'de>,
     T: Deserialize<'de>,
 {
+    seen.mark(index)?;
     *field = map.next_value_seed(crate::integer::Integral::new())?;
     Ok(())
 }
@@ -803,11 +816,17 @@ where
 ///
 /// Not inlined, as [`value`].
 #[inline(never)]
-pub fn read_some<'de, A, T>(map: &mut A, field: &mut Option<T>) -> Result<(), A::Error>
+pub fn read_some<'de, A, T>(
+    map: &mut A,
+    field: &mut Option<T>,
+    seen: &mut Seen,
+    index: usize,
+) -> Result<(), A::Error>
 where
     A: MapAccess<'de>,
     T: Deserialize<'de>,
 {
+    seen.mark(index)?;
     *field = Some(map.next_value()?);
     Ok(())
 }
@@ -820,11 +839,17 @@ where
 ///
 /// Not inlined, as [`value`].
 #[inline(never)]
-pub fn read_some_integral<'de, A, T>(map: &mut A, field: &mut Option<T>) -> Result<(), A::Error>
+pub fn read_some_integral<'de, A, T>(
+    map: &mut A,
+    field: &mut Option<T>,
+    seen: &mut Seen,
+    index: usize,
+) -> Result<(), A::Error>
 where
     A: MapAccess<'de>,
     T: Deserialize<'de>,
 {
+    seen.mark(index)?;
     *field = Some(map.next_value_seed(crate::integer::Integral::new())?);
     Ok(())
 }
@@ -838,11 +863,17 @@ where
 ///
 /// Not inlined, as [`value`].
 #[inline(never)]
-pub fn read_struct<'de, A, T>(map: &mut A, field: &mut T) -> Result<(), A::Error>
+pub fn read_struct<'de, A, T>(
+    map: &mut A,
+    field: &mut T,
+    seen: &mut Seen,
+    index: usize,
+) -> Result<(), A::Error>
 where
     A: MapAccess<'de>,
     T: InPlace<'de>,
 {
+    seen.mark(index)?;
     let mut place = None;
     map.next_value_seed(Slot(&mut place))?;
     match place {
@@ -863,11 +894,17 @@ where
 ///
 /// Not inlined, as [`value`].
 #[inline(never)]
-pub fn read_optional_struct<'de, A, T>(map: &mut A, field: &mut Option<T>) -> Result<(), A::Error>
+pub fn read_optional_struct<'de, A, T>(
+    map: &mut A,
+    field: &mut Option<T>,
+    seen: &mut Seen,
+    index: usize,
+) -> Result<(), A::Error>
 where
     A: MapAccess<'de>,
     T: InPlace<'de>,
 {
+    seen.mark(index)?;
     map.next_value_seed(OptionField(field))
 }
 
@@ -916,11 +953,17 @@ impl<'de, T: InPlace<'de>> Visitor<'de> for OptionField<'_, T> {
 ///
 /// Not inlined, as [`value`].
 #[inline(never)]
-pub fn read_struct_list<'de, A, T>(map: &mut A, field: &mut Vec<T>) -> Result<(), A::Error>
+pub fn read_struct_list<'de, A, T>(
+    map: &mut A,
+    field: &mut Vec<T>,
+    seen: &mut Seen,
+    index: usize,
+) -> Result<(), A::Error>
 where
     A: MapAccess<'de>,
     T: InPlace<'de>,
 {
+    seen.mark(index)?;
     *field = map.next_value_seed(List(PhantomData))?;
     Ok(())
 }
@@ -936,11 +979,14 @@ where
 pub fn read_optional_struct_list<'de, A, T>(
     map: &mut A,
     field: &mut Option<Vec<T>>,
+    seen: &mut Seen,
+    index: usize,
 ) -> Result<(), A::Error>
 where
     A: MapAccess<'de>,
     T: InPlace<'de>,
 {
+    seen.mark(index)?;
     *field = map.next_value_seed(OptionalList(PhantomData))?;
     Ok(())
 }
@@ -1086,6 +1132,53 @@ where
     extra_seed(map, extra, name, crate::integer::Integral::new())
 }
 
+/// [`extra`] for a struct read field by field ([`ReadFields::read_field`]), whose key is
+/// not in a buffer of its own.
+///
+/// # Errors
+///
+/// When the value does not deserialize as `T`.
+///
+/// Cold and out of line, as [`extra`].
+#[cold]
+#[inline(never)]
+pub fn extra_named<'de, A, T>(
+    map: &mut A,
+    extra: &mut crate::ExtraFields<T>,
+    name: &str,
+) -> Result<(), A::Error>
+where
+    A: MapAccess<'de>,
+    T: Deserialize<'de>,
+{
+    let value = map.next_value()?;
+    extra.insert(name.to_owned(), value);
+    Ok(())
+}
+
+/// [`extra_named`] for values of `type: integer` without a format (see [`integral_extra`]).
+///
+/// # Errors
+///
+/// When the value does not deserialize as `T`.
+///
+/// Cold and out of line, as [`extra`].
+#[cold]
+#[inline(never)]
+pub fn integral_extra_named<'de, A, T>(
+    map: &mut A,
+    extra: &mut crate::ExtraFields<T>,
+    name: &str,
+) -> Result<(), A::Error>
+where
+    A: MapAccess<'de>,
+    T: Deserialize<'de>,
+{
+    let value = map.next_value_seed(crate::integer::Integral::new())?;
+    extra.insert(name.to_owned(), value);
+    Ok(())
+}
+
 /// Reads the value of the key last stored by [`NamedKey`] through `seed` into `extra`.
 #[inline]
 fn extra_seed<'de, A, S>(
@@ -1184,7 +1277,7 @@ pub fn json_type(value: &serde_json::Value) -> &'static str {
 
 #[cfg(test)]
 mod tests {
-    use super::{Empty, ReadFields, Seen, extra, read, read_optional_struct, read_struct};
+    use super::{Empty, ReadFields, Seen, extra_named, read, read_optional_struct, read_struct};
     use serde::de::MapAccess;
 
     /// A struct as kubeforge generates it, read field by field.
@@ -1208,22 +1301,15 @@ mod tests {
         const NAMES: &'static [&'static str] = &["name"];
         const REQUIRED: &'static [usize] = &[0];
 
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "name" => Some(0),
-                _ => None,
-            }
-        }
-
         fn read_field<A: MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut String,
+            seen: &mut Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => read(map, &mut self.name),
-                _ => extra(map, &mut self.unknown_fields, key),
+            match name {
+                "name" => read(map, &mut self.name, seen, 0),
+                _ => extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }
@@ -1253,27 +1339,17 @@ mod tests {
         const NAMES: &'static [&'static str] = &["inner", "port", "spare", "tag"];
         const REQUIRED: &'static [usize] = &[0, 1];
 
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "inner" => Some(0),
-                "port" => Some(1),
-                "spare" => Some(2),
-                "tag" => Some(3),
-                _ => None,
-            }
-        }
-
         fn read_field<A: MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            _key: &mut String,
+            seen: &mut Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => read_struct(map, &mut self.inner),
-                1 => read(map, &mut self.port),
-                2 => read_optional_struct(map, &mut self.spare),
-                3 => read(map, &mut self.tag),
+            match name {
+                "inner" => read_struct(map, &mut self.inner, seen, 0),
+                "port" => read(map, &mut self.port, seen, 1),
+                "spare" => read_optional_struct(map, &mut self.spare, seen, 2),
+                "tag" => read(map, &mut self.tag, seen, 3),
                 _ => super::skip(map),
             }
         }
@@ -1331,15 +1407,25 @@ mod tests {
     /// Past 128 fields the seen fields are words on the heap: each bit is its own field's.
     #[test]
     fn seen_fields_are_kept_one_bit_each_past_128() {
+        let names: Vec<&'static str> = (0..200)
+            .map(|i| &*Box::leak(format!("f{i}").into_boxed_str()))
+            .collect();
+        let names: &'static [&'static str] = names.leak();
+        let mark = |seen: &mut Seen, field| seen.mark::<serde_json::Error>(field);
         for fields in [2, 64, 128, 129, 200] {
-            let mut seen = Seen::new(fields);
+            let mut seen = Seen::new(&names[..fields]);
             let last = fields - 1;
-            assert!(seen.insert(last) && !seen.contains(0), "{fields}");
             assert!(
-                seen.insert(0) && seen.contains(0) && seen.contains(last),
+                mark(&mut seen, last).is_ok() && !seen.contains(0),
                 "{fields}"
             );
-            assert!(!seen.insert(last) && !seen.insert(0), "{fields}");
+            assert!(
+                mark(&mut seen, 0).is_ok() && seen.contains(0) && seen.contains(last),
+                "{fields}"
+            );
+            let again = mark(&mut seen, last).unwrap_err().to_string();
+            assert_eq!(again, format!("duplicate field `f{last}`"));
+            assert!(mark(&mut seen, 0).is_err(), "{fields}");
             if fields > 2 {
                 assert!(!seen.contains(fields / 2), "{fields}");
             }

@@ -95,6 +95,11 @@ pub mod com {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum PolicyField {
+                        name,
+                    }
+
                     impl serde_struct::Empty for Policy {
                         #[inline]
                         fn empty() -> Self {
@@ -108,26 +113,18 @@ pub mod com {
                     impl<'de> serde_struct::ReadFields<'de> for Policy {
                         const NAME: &'static str = "Policy";
                         const NAMES: &'static [&'static str] = &["name"];
-                        const REQUIRED: &'static [usize] = &[0];
-
-                        #[inline]
-                        fn index(name: &str) -> Option<usize> {
-                            match name {
-                                "name" => Some(0),
-                                _ => None,
-                            }
-                        }
+                        const REQUIRED: &'static [usize] = &[PolicyField::name as usize];
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
-                            field: usize,
+                            name: &str,
                             map: &mut A,
-                            key: &mut ::std::string::String,
+                            seen: &mut serde_struct::Seen,
                         ) -> Result<(), A::Error> {
-                            match field {
-                                0 => serde_struct::read(map, &mut self.name),
-                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+                            match name {
+                                "name" => serde_struct::read(map, &mut self.name, seen, PolicyField::name as usize),
+                                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
                             }
                         }
                     }
@@ -263,6 +260,20 @@ pub mod com {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum VolumeField {
+                        mount_options,
+                        attributes,
+                        labels,
+                        data,
+                        command,
+                        pod_ips,
+                        pod_ip,
+                        policies,
+                        limits,
+                        matrix,
+                    }
+
                     impl serde_struct::Empty for Volume {
                         #[inline]
                         fn empty() -> Self {
@@ -296,44 +307,63 @@ pub mod com {
                             "limits",
                             "matrix",
                         ];
-                        const REQUIRED: &'static [usize] = &[0, 1];
-
-                        #[inline]
-                        fn index(name: &str) -> Option<usize> {
-                            match name {
-                                "mountOptions" => Some(0),
-                                "attributes" => Some(1),
-                                "labels" => Some(2),
-                                "data" => Some(3),
-                                "command" => Some(4),
-                                "podIPs" => Some(5),
-                                "podIP" => Some(6),
-                                "policies" => Some(7),
-                                "limits" => Some(8),
-                                "matrix" => Some(9),
-                                _ => None,
-                            }
-                        }
+                        const REQUIRED: &'static [usize] = &[
+                            VolumeField::mount_options as usize,
+                            VolumeField::attributes as usize,
+                        ];
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
-                            field: usize,
+                            name: &str,
                             map: &mut A,
-                            key: &mut ::std::string::String,
+                            seen: &mut serde_struct::Seen,
                         ) -> Result<(), A::Error> {
-                            match field {
-                                0 => serde_struct::read(map, &mut self.mount_options),
-                                1 => serde_struct::read(map, &mut self.attributes),
-                                2 => serde_struct::read(map, &mut self.labels),
-                                3 => serde_struct::read(map, &mut self.data),
-                                4 => serde_struct::read(map, &mut self.command),
-                                5 => serde_struct::read(map, &mut self.pod_ips),
-                                6 => serde_struct::read(map, &mut self.pod_ip),
-                                7 => serde_struct::read_optional_struct_list(map, &mut self.policies),
-                                8 => serde_struct::read(map, &mut self.limits),
-                                9 => serde_struct::read(map, &mut self.matrix),
-                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+                            match name {
+                                "mountOptions" => {
+                                    serde_struct::read(
+                                        map,
+                                        &mut self.mount_options,
+                                        seen,
+                                        VolumeField::mount_options as usize,
+                                    )
+                                }
+                                "attributes" => {
+                                    serde_struct::read(
+                                        map,
+                                        &mut self.attributes,
+                                        seen,
+                                        VolumeField::attributes as usize,
+                                    )
+                                }
+                                "labels" => {
+                                    serde_struct::read(map, &mut self.labels, seen, VolumeField::labels as usize)
+                                }
+                                "data" => serde_struct::read(map, &mut self.data, seen, VolumeField::data as usize),
+                                "command" => {
+                                    serde_struct::read(map, &mut self.command, seen, VolumeField::command as usize)
+                                }
+                                "podIPs" => {
+                                    serde_struct::read(map, &mut self.pod_ips, seen, VolumeField::pod_ips as usize)
+                                }
+                                "podIP" => {
+                                    serde_struct::read(map, &mut self.pod_ip, seen, VolumeField::pod_ip as usize)
+                                }
+                                "policies" => {
+                                    serde_struct::read_optional_struct_list(
+                                        map,
+                                        &mut self.policies,
+                                        seen,
+                                        VolumeField::policies as usize,
+                                    )
+                                }
+                                "limits" => {
+                                    serde_struct::read(map, &mut self.limits, seen, VolumeField::limits as usize)
+                                }
+                                "matrix" => {
+                                    serde_struct::read(map, &mut self.matrix, seen, VolumeField::matrix as usize)
+                                }
+                                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
                             }
                         }
                     }

@@ -90,6 +90,12 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum LimitsField {
+                        cpu,
+                        burst,
+                    }
+
                     impl serde_struct::Empty for Limits {
                         #[inline]
                         fn empty() -> Self {
@@ -104,28 +110,21 @@ pub mod io {
                     impl<'de> serde_struct::ReadFields<'de> for Limits {
                         const NAME: &'static str = "Limits";
                         const NAMES: &'static [&'static str] = &["cpu", "burst"];
-                        const REQUIRED: &'static [usize] = &[0];
-
-                        #[inline]
-                        fn index(name: &str) -> Option<usize> {
-                            match name {
-                                "cpu" => Some(0),
-                                "burst" => Some(1),
-                                _ => None,
-                            }
-                        }
+                        const REQUIRED: &'static [usize] = &[LimitsField::cpu as usize];
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
-                            field: usize,
+                            name: &str,
                             map: &mut A,
-                            key: &mut ::std::string::String,
+                            seen: &mut serde_struct::Seen,
                         ) -> Result<(), A::Error> {
-                            match field {
-                                0 => serde_struct::read(map, &mut self.cpu),
-                                1 => serde_struct::read(map, &mut self.burst),
-                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+                            match name {
+                                "cpu" => serde_struct::read(map, &mut self.cpu, seen, LimitsField::cpu as usize),
+                                "burst" => {
+                                    serde_struct::read(map, &mut self.burst, seen, LimitsField::burst as usize)
+                                }
+                                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
                             }
                         }
                     }
@@ -269,6 +268,27 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum SettingsField {
+                        mode,
+                        name,
+                        retries,
+                        budget,
+                        ratio,
+                        scale,
+                        enabled,
+                        since,
+                        key,
+                        args,
+                        ports,
+                        limits,
+                        policy,
+                        label,
+                        zero,
+                        empty,
+                        incomplete,
+                    }
+
                     impl serde_struct::Empty for Settings {
                         #[inline]
                         fn empty() -> Self {
@@ -316,58 +336,96 @@ pub mod io {
                             "empty",
                             "incomplete",
                         ];
-                        const REQUIRED: &'static [usize] = &[0];
-
-                        #[inline]
-                        fn index(name: &str) -> Option<usize> {
-                            match name {
-                                "mode" => Some(0),
-                                "name" => Some(1),
-                                "retries" => Some(2),
-                                "budget" => Some(3),
-                                "ratio" => Some(4),
-                                "scale" => Some(5),
-                                "enabled" => Some(6),
-                                "since" => Some(7),
-                                "key" => Some(8),
-                                "args" => Some(9),
-                                "ports" => Some(10),
-                                "limits" => Some(11),
-                                "policy" => Some(12),
-                                "label" => Some(13),
-                                "zero" => Some(14),
-                                "empty" => Some(15),
-                                "incomplete" => Some(16),
-                                _ => None,
-                            }
-                        }
+                        const REQUIRED: &'static [usize] = &[SettingsField::mode as usize];
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
-                            field: usize,
+                            name: &str,
                             map: &mut A,
-                            key: &mut ::std::string::String,
+                            seen: &mut serde_struct::Seen,
                         ) -> Result<(), A::Error> {
-                            match field {
-                                0 => serde_struct::read(map, &mut self.mode),
-                                1 => serde_struct::read(map, &mut self.name),
-                                2 => serde_struct::read(map, &mut self.retries),
-                                3 => serde_struct::read(map, &mut self.budget),
-                                4 => serde_struct::read(map, &mut self.ratio),
-                                5 => serde_struct::read(map, &mut self.scale),
-                                6 => serde_struct::read(map, &mut self.enabled),
-                                7 => serde_struct::read(map, &mut self.since),
-                                8 => serde_struct::read(map, &mut self.key),
-                                9 => serde_struct::read(map, &mut self.args),
-                                10 => serde_struct::read(map, &mut self.ports),
-                                11 => serde_struct::read_optional_struct(map, &mut self.limits),
-                                12 => serde_struct::read(map, &mut self.policy),
-                                13 => serde_struct::read_some(map, &mut self.label),
-                                14 => serde_struct::read_integral(map, &mut self.zero),
-                                15 => serde_struct::read(map, &mut self.empty),
-                                16 => serde_struct::read_optional_struct(map, &mut self.incomplete),
-                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+                            match name {
+                                "mode" => {
+                                    serde_struct::read(map, &mut self.mode, seen, SettingsField::mode as usize)
+                                }
+                                "name" => {
+                                    serde_struct::read(map, &mut self.name, seen, SettingsField::name as usize)
+                                }
+                                "retries" => {
+                                    serde_struct::read(
+                                        map,
+                                        &mut self.retries,
+                                        seen,
+                                        SettingsField::retries as usize,
+                                    )
+                                }
+                                "budget" => {
+                                    serde_struct::read(map, &mut self.budget, seen, SettingsField::budget as usize)
+                                }
+                                "ratio" => {
+                                    serde_struct::read(map, &mut self.ratio, seen, SettingsField::ratio as usize)
+                                }
+                                "scale" => {
+                                    serde_struct::read(map, &mut self.scale, seen, SettingsField::scale as usize)
+                                }
+                                "enabled" => {
+                                    serde_struct::read(
+                                        map,
+                                        &mut self.enabled,
+                                        seen,
+                                        SettingsField::enabled as usize,
+                                    )
+                                }
+                                "since" => {
+                                    serde_struct::read(map, &mut self.since, seen, SettingsField::since as usize)
+                                }
+                                "key" => serde_struct::read(map, &mut self.key, seen, SettingsField::key as usize),
+                                "args" => {
+                                    serde_struct::read(map, &mut self.args, seen, SettingsField::args as usize)
+                                }
+                                "ports" => {
+                                    serde_struct::read(map, &mut self.ports, seen, SettingsField::ports as usize)
+                                }
+                                "limits" => {
+                                    serde_struct::read_optional_struct(
+                                        map,
+                                        &mut self.limits,
+                                        seen,
+                                        SettingsField::limits as usize,
+                                    )
+                                }
+                                "policy" => {
+                                    serde_struct::read(map, &mut self.policy, seen, SettingsField::policy as usize)
+                                }
+                                "label" => {
+                                    serde_struct::read_some(
+                                        map,
+                                        &mut self.label,
+                                        seen,
+                                        SettingsField::label as usize,
+                                    )
+                                }
+                                "zero" => {
+                                    serde_struct::read_integral(
+                                        map,
+                                        &mut self.zero,
+                                        seen,
+                                        SettingsField::zero as usize,
+                                    )
+                                }
+                                "empty" => {
+                                    serde_struct::read(map, &mut self.empty, seen, SettingsField::empty as usize)
+                                }
+                                "incomplete" => {
+                                    serde_struct::read_optional_struct(
+                                        map,
+                                        &mut self.incomplete,
+                                        seen,
+                                        SettingsField::incomplete as usize,
+                                    )
+                                }
+                                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
                             }
                         }
                     }

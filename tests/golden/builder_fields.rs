@@ -102,6 +102,11 @@ pub mod com {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum EmptyField {
+                        note,
+                    }
+
                     impl serde_struct::Empty for Empty {
                         #[inline]
                         fn empty() -> Self {
@@ -117,24 +122,16 @@ pub mod com {
                         const NAMES: &'static [&'static str] = &["note"];
                         const REQUIRED: &'static [usize] = &[];
 
-                        #[inline]
-                        fn index(name: &str) -> Option<usize> {
-                            match name {
-                                "note" => Some(0),
-                                _ => None,
-                            }
-                        }
-
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
-                            field: usize,
+                            name: &str,
                             map: &mut A,
-                            key: &mut ::std::string::String,
+                            seen: &mut serde_struct::Seen,
                         ) -> Result<(), A::Error> {
-                            match field {
-                                0 => serde_struct::read(map, &mut self.note),
-                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+                            match name {
+                                "note" => serde_struct::read(map, &mut self.note, seen, EmptyField::note as usize),
+                                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
                             }
                         }
                     }
@@ -261,6 +258,22 @@ pub mod com {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum PortField {
+                        port,
+                        protocol,
+                        mode,
+                        name,
+                        host_ip,
+                        weight,
+                        timeout_seconds,
+                        enabled,
+                        app_protocol,
+                        size,
+                        is_default,
+                        build,
+                    }
+
                     impl serde_struct::Empty for Port {
                         #[inline]
                         fn empty() -> Self {
@@ -298,48 +311,64 @@ pub mod com {
                             "isDefault",
                             "build",
                         ];
-                        const REQUIRED: &'static [usize] = &[0, 1, 2];
-
-                        #[inline]
-                        fn index(name: &str) -> Option<usize> {
-                            match name {
-                                "port" => Some(0),
-                                "protocol" => Some(1),
-                                "mode" => Some(2),
-                                "name" => Some(3),
-                                "hostIP" => Some(4),
-                                "weight" => Some(5),
-                                "timeoutSeconds" => Some(6),
-                                "enabled" => Some(7),
-                                "appProtocol" => Some(8),
-                                "size" => Some(9),
-                                "isDefault" => Some(10),
-                                "build" => Some(11),
-                                _ => None,
-                            }
-                        }
+                        const REQUIRED: &'static [usize] = &[
+                            PortField::port as usize,
+                            PortField::protocol as usize,
+                            PortField::mode as usize,
+                        ];
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
-                            field: usize,
+                            name: &str,
                             map: &mut A,
-                            key: &mut ::std::string::String,
+                            seen: &mut serde_struct::Seen,
                         ) -> Result<(), A::Error> {
-                            match field {
-                                0 => serde_struct::read(map, &mut self.port),
-                                1 => serde_struct::read(map, &mut self.protocol),
-                                2 => serde_struct::read(map, &mut self.mode),
-                                3 => serde_struct::read(map, &mut self.name),
-                                4 => serde_struct::read(map, &mut self.host_ip),
-                                5 => serde_struct::read(map, &mut self.weight),
-                                6 => serde_struct::read(map, &mut self.timeout_seconds),
-                                7 => serde_struct::read(map, &mut self.enabled),
-                                8 => serde_struct::read(map, &mut self.app_protocol),
-                                9 => serde_struct::read(map, &mut self.size),
-                                10 => serde_struct::read(map, &mut self.is_default),
-                                11 => serde_struct::read(map, &mut self.build),
-                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+                            match name {
+                                "port" => serde_struct::read(map, &mut self.port, seen, PortField::port as usize),
+                                "protocol" => {
+                                    serde_struct::read(map, &mut self.protocol, seen, PortField::protocol as usize)
+                                }
+                                "mode" => serde_struct::read(map, &mut self.mode, seen, PortField::mode as usize),
+                                "name" => serde_struct::read(map, &mut self.name, seen, PortField::name as usize),
+                                "hostIP" => {
+                                    serde_struct::read(map, &mut self.host_ip, seen, PortField::host_ip as usize)
+                                }
+                                "weight" => {
+                                    serde_struct::read(map, &mut self.weight, seen, PortField::weight as usize)
+                                }
+                                "timeoutSeconds" => {
+                                    serde_struct::read(
+                                        map,
+                                        &mut self.timeout_seconds,
+                                        seen,
+                                        PortField::timeout_seconds as usize,
+                                    )
+                                }
+                                "enabled" => {
+                                    serde_struct::read(map, &mut self.enabled, seen, PortField::enabled as usize)
+                                }
+                                "appProtocol" => {
+                                    serde_struct::read(
+                                        map,
+                                        &mut self.app_protocol,
+                                        seen,
+                                        PortField::app_protocol as usize,
+                                    )
+                                }
+                                "size" => serde_struct::read(map, &mut self.size, seen, PortField::size as usize),
+                                "isDefault" => {
+                                    serde_struct::read(
+                                        map,
+                                        &mut self.is_default,
+                                        seen,
+                                        PortField::is_default as usize,
+                                    )
+                                }
+                                "build" => {
+                                    serde_struct::read(map, &mut self.build, seen, PortField::build as usize)
+                                }
+                                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
                             }
                         }
                     }

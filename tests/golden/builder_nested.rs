@@ -97,6 +97,12 @@ pub mod com {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum ImportPolicyField {
+                        scheduled,
+                        insecure,
+                    }
+
                     impl serde_struct::Empty for ImportPolicy {
                         #[inline]
                         fn empty() -> Self {
@@ -113,26 +119,31 @@ pub mod com {
                         const NAMES: &'static [&'static str] = &["scheduled", "insecure"];
                         const REQUIRED: &'static [usize] = &[];
 
-                        #[inline]
-                        fn index(name: &str) -> Option<usize> {
-                            match name {
-                                "scheduled" => Some(0),
-                                "insecure" => Some(1),
-                                _ => None,
-                            }
-                        }
-
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
-                            field: usize,
+                            name: &str,
                             map: &mut A,
-                            key: &mut ::std::string::String,
+                            seen: &mut serde_struct::Seen,
                         ) -> Result<(), A::Error> {
-                            match field {
-                                0 => serde_struct::read(map, &mut self.scheduled),
-                                1 => serde_struct::read(map, &mut self.insecure),
-                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+                            match name {
+                                "scheduled" => {
+                                    serde_struct::read(
+                                        map,
+                                        &mut self.scheduled,
+                                        seen,
+                                        ImportPolicyField::scheduled as usize,
+                                    )
+                                }
+                                "insecure" => {
+                                    serde_struct::read(
+                                        map,
+                                        &mut self.insecure,
+                                        seen,
+                                        ImportPolicyField::insecure as usize,
+                                    )
+                                }
+                                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
                             }
                         }
                     }
@@ -221,6 +232,12 @@ pub mod com {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum ReferenceField {
+                        kind,
+                        name,
+                    }
+
                     impl serde_struct::Empty for Reference {
                         #[inline]
                         fn empty() -> Self {
@@ -235,28 +252,26 @@ pub mod com {
                     impl<'de> serde_struct::ReadFields<'de> for Reference {
                         const NAME: &'static str = "Reference";
                         const NAMES: &'static [&'static str] = &["kind", "name"];
-                        const REQUIRED: &'static [usize] = &[0, 1];
-
-                        #[inline]
-                        fn index(name: &str) -> Option<usize> {
-                            match name {
-                                "kind" => Some(0),
-                                "name" => Some(1),
-                                _ => None,
-                            }
-                        }
+                        const REQUIRED: &'static [usize] = &[
+                            ReferenceField::kind as usize,
+                            ReferenceField::name as usize,
+                        ];
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
-                            field: usize,
+                            name: &str,
                             map: &mut A,
-                            key: &mut ::std::string::String,
+                            seen: &mut serde_struct::Seen,
                         ) -> Result<(), A::Error> {
-                            match field {
-                                0 => serde_struct::read(map, &mut self.kind),
-                                1 => serde_struct::read(map, &mut self.name),
-                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+                            match name {
+                                "kind" => {
+                                    serde_struct::read(map, &mut self.kind, seen, ReferenceField::kind as usize)
+                                }
+                                "name" => {
+                                    serde_struct::read(map, &mut self.name, seen, ReferenceField::name as usize)
+                                }
+                                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
                             }
                         }
                     }
@@ -354,6 +369,11 @@ pub mod com {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum ReferencePolicyField {
+                        type_,
+                    }
+
                     impl serde_struct::Empty for ReferencePolicy {
                         #[inline]
                         fn empty() -> Self {
@@ -367,26 +387,25 @@ pub mod com {
                     impl<'de> serde_struct::ReadFields<'de> for ReferencePolicy {
                         const NAME: &'static str = "ReferencePolicy";
                         const NAMES: &'static [&'static str] = &["type"];
-                        const REQUIRED: &'static [usize] = &[0];
-
-                        #[inline]
-                        fn index(name: &str) -> Option<usize> {
-                            match name {
-                                "type" => Some(0),
-                                _ => None,
-                            }
-                        }
+                        const REQUIRED: &'static [usize] = &[ReferencePolicyField::type_ as usize];
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
-                            field: usize,
+                            name: &str,
                             map: &mut A,
-                            key: &mut ::std::string::String,
+                            seen: &mut serde_struct::Seen,
                         ) -> Result<(), A::Error> {
-                            match field {
-                                0 => serde_struct::read(map, &mut self.type_),
-                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+                            match name {
+                                "type" => {
+                                    serde_struct::read(
+                                        map,
+                                        &mut self.type_,
+                                        seen,
+                                        ReferencePolicyField::type_ as usize,
+                                    )
+                                }
+                                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
                             }
                         }
                     }
@@ -495,6 +514,15 @@ pub mod com {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum TagField {
+                        name,
+                        policy,
+                        import_policy,
+                        from,
+                        retry,
+                    }
+
                     impl serde_struct::Empty for Tag {
                         #[inline]
                         fn empty() -> Self {
@@ -512,34 +540,50 @@ pub mod com {
                     impl<'de> serde_struct::ReadFields<'de> for Tag {
                         const NAME: &'static str = "Tag";
                         const NAMES: &'static [&'static str] = &["name", "policy", "importPolicy", "from", "retry"];
-                        const REQUIRED: &'static [usize] = &[0, 1];
-
-                        #[inline]
-                        fn index(name: &str) -> Option<usize> {
-                            match name {
-                                "name" => Some(0),
-                                "policy" => Some(1),
-                                "importPolicy" => Some(2),
-                                "from" => Some(3),
-                                "retry" => Some(4),
-                                _ => None,
-                            }
-                        }
+                        const REQUIRED: &'static [usize] = &[TagField::name as usize, TagField::policy as usize];
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
-                            field: usize,
+                            name: &str,
                             map: &mut A,
-                            key: &mut ::std::string::String,
+                            seen: &mut serde_struct::Seen,
                         ) -> Result<(), A::Error> {
-                            match field {
-                                0 => serde_struct::read(map, &mut self.name),
-                                1 => serde_struct::read_struct(map, &mut self.policy),
-                                2 => serde_struct::read_optional_struct(map, &mut self.import_policy),
-                                3 => serde_struct::read_optional_struct(map, &mut self.from),
-                                4 => serde_struct::read_optional_struct(map, &mut self.retry),
-                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+                            match name {
+                                "name" => serde_struct::read(map, &mut self.name, seen, TagField::name as usize),
+                                "policy" => {
+                                    serde_struct::read_struct(
+                                        map,
+                                        &mut self.policy,
+                                        seen,
+                                        TagField::policy as usize,
+                                    )
+                                }
+                                "importPolicy" => {
+                                    serde_struct::read_optional_struct(
+                                        map,
+                                        &mut self.import_policy,
+                                        seen,
+                                        TagField::import_policy as usize,
+                                    )
+                                }
+                                "from" => {
+                                    serde_struct::read_optional_struct(
+                                        map,
+                                        &mut self.from,
+                                        seen,
+                                        TagField::from as usize,
+                                    )
+                                }
+                                "retry" => {
+                                    serde_struct::read_optional_struct(
+                                        map,
+                                        &mut self.retry,
+                                        seen,
+                                        TagField::retry as usize,
+                                    )
+                                }
+                                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
                             }
                         }
                     }
@@ -675,6 +719,11 @@ pub mod com {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum TagRetryField {
+                        limit,
+                    }
+
                     impl serde_struct::Empty for TagRetry {
                         #[inline]
                         fn empty() -> Self {
@@ -690,24 +739,18 @@ pub mod com {
                         const NAMES: &'static [&'static str] = &["limit"];
                         const REQUIRED: &'static [usize] = &[];
 
-                        #[inline]
-                        fn index(name: &str) -> Option<usize> {
-                            match name {
-                                "limit" => Some(0),
-                                _ => None,
-                            }
-                        }
-
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
-                            field: usize,
+                            name: &str,
                             map: &mut A,
-                            key: &mut ::std::string::String,
+                            seen: &mut serde_struct::Seen,
                         ) -> Result<(), A::Error> {
-                            match field {
-                                0 => serde_struct::read(map, &mut self.limit),
-                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+                            match name {
+                                "limit" => {
+                                    serde_struct::read(map, &mut self.limit, seen, TagRetryField::limit as usize)
+                                }
+                                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
                             }
                         }
                     }

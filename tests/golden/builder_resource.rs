@@ -137,6 +137,14 @@ pub mod com {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum GadgetField {
+                        api_version,
+                        kind,
+                        metadata,
+                        spec,
+                    }
+
                     impl serde_struct::Empty for Gadget {
                         #[inline]
                         fn empty() -> Self {
@@ -153,32 +161,37 @@ pub mod com {
                     impl<'de> serde_struct::ReadFields<'de> for Gadget {
                         const NAME: &'static str = "Gadget";
                         const NAMES: &'static [&'static str] = &["apiVersion", "kind", "metadata", "spec"];
-                        const REQUIRED: &'static [usize] = &[3];
-
-                        #[inline]
-                        fn index(name: &str) -> Option<usize> {
-                            match name {
-                                "apiVersion" => Some(0),
-                                "kind" => Some(1),
-                                "metadata" => Some(2),
-                                "spec" => Some(3),
-                                _ => None,
-                            }
-                        }
+                        const REQUIRED: &'static [usize] = &[GadgetField::spec as usize];
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
-                            field: usize,
+                            name: &str,
                             map: &mut A,
-                            key: &mut ::std::string::String,
+                            seen: &mut serde_struct::Seen,
                         ) -> Result<(), A::Error> {
-                            match field {
-                                0 => serde_struct::read(map, &mut self.api_version),
-                                1 => serde_struct::read(map, &mut self.kind),
-                                2 => serde_struct::read_optional_struct(map, &mut self.metadata),
-                                3 => serde_struct::read_struct(map, &mut self.spec),
-                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+                            match name {
+                                "apiVersion" => {
+                                    serde_struct::read(
+                                        map,
+                                        &mut self.api_version,
+                                        seen,
+                                        GadgetField::api_version as usize,
+                                    )
+                                }
+                                "kind" => serde_struct::read(map, &mut self.kind, seen, GadgetField::kind as usize),
+                                "metadata" => {
+                                    serde_struct::read_optional_struct(
+                                        map,
+                                        &mut self.metadata,
+                                        seen,
+                                        GadgetField::metadata as usize,
+                                    )
+                                }
+                                "spec" => {
+                                    serde_struct::read_struct(map, &mut self.spec, seen, GadgetField::spec as usize)
+                                }
+                                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
                             }
                         }
                     }
@@ -359,6 +372,12 @@ pub mod com {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum GadgetSpecField {
+                        size,
+                        color,
+                    }
+
                     impl serde_struct::Empty for GadgetSpec {
                         #[inline]
                         fn empty() -> Self {
@@ -373,28 +392,23 @@ pub mod com {
                     impl<'de> serde_struct::ReadFields<'de> for GadgetSpec {
                         const NAME: &'static str = "GadgetSpec";
                         const NAMES: &'static [&'static str] = &["size", "color"];
-                        const REQUIRED: &'static [usize] = &[0];
-
-                        #[inline]
-                        fn index(name: &str) -> Option<usize> {
-                            match name {
-                                "size" => Some(0),
-                                "color" => Some(1),
-                                _ => None,
-                            }
-                        }
+                        const REQUIRED: &'static [usize] = &[GadgetSpecField::size as usize];
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
-                            field: usize,
+                            name: &str,
                             map: &mut A,
-                            key: &mut ::std::string::String,
+                            seen: &mut serde_struct::Seen,
                         ) -> Result<(), A::Error> {
-                            match field {
-                                0 => serde_struct::read(map, &mut self.size),
-                                1 => serde_struct::read(map, &mut self.color),
-                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+                            match name {
+                                "size" => {
+                                    serde_struct::read(map, &mut self.size, seen, GadgetSpecField::size as usize)
+                                }
+                                "color" => {
+                                    serde_struct::read(map, &mut self.color, seen, GadgetSpecField::color as usize)
+                                }
+                                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
                             }
                         }
                     }
@@ -513,6 +527,14 @@ pub mod com {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum GadgetListField {
+                        api_version,
+                        items,
+                        kind,
+                        metadata,
+                    }
+
                     impl serde_struct::Empty for GadgetList {
                         #[inline]
                         fn empty() -> Self {
@@ -529,32 +551,44 @@ pub mod com {
                     impl<'de> serde_struct::ReadFields<'de> for GadgetList {
                         const NAME: &'static str = "GadgetList";
                         const NAMES: &'static [&'static str] = &["apiVersion", "items", "kind", "metadata"];
-                        const REQUIRED: &'static [usize] = &[1];
-
-                        #[inline]
-                        fn index(name: &str) -> Option<usize> {
-                            match name {
-                                "apiVersion" => Some(0),
-                                "items" => Some(1),
-                                "kind" => Some(2),
-                                "metadata" => Some(3),
-                                _ => None,
-                            }
-                        }
+                        const REQUIRED: &'static [usize] = &[GadgetListField::items as usize];
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
-                            field: usize,
+                            name: &str,
                             map: &mut A,
-                            key: &mut ::std::string::String,
+                            seen: &mut serde_struct::Seen,
                         ) -> Result<(), A::Error> {
-                            match field {
-                                0 => serde_struct::read(map, &mut self.api_version),
-                                1 => serde_struct::read_struct_list(map, &mut self.items),
-                                2 => serde_struct::read(map, &mut self.kind),
-                                3 => serde_struct::read_optional_struct(map, &mut self.metadata),
-                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+                            match name {
+                                "apiVersion" => {
+                                    serde_struct::read(
+                                        map,
+                                        &mut self.api_version,
+                                        seen,
+                                        GadgetListField::api_version as usize,
+                                    )
+                                }
+                                "items" => {
+                                    serde_struct::read_struct_list(
+                                        map,
+                                        &mut self.items,
+                                        seen,
+                                        GadgetListField::items as usize,
+                                    )
+                                }
+                                "kind" => {
+                                    serde_struct::read(map, &mut self.kind, seen, GadgetListField::kind as usize)
+                                }
+                                "metadata" => {
+                                    serde_struct::read_optional_struct(
+                                        map,
+                                        &mut self.metadata,
+                                        seen,
+                                        GadgetListField::metadata as usize,
+                                    )
+                                }
+                                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
                             }
                         }
                     }
@@ -710,6 +744,14 @@ pub mod com {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum GizmoField {
+                        api_version,
+                        kind,
+                        metadata,
+                        name,
+                    }
+
                     impl serde_struct::Empty for Gizmo {
                         #[inline]
                         fn empty() -> Self {
@@ -726,32 +768,38 @@ pub mod com {
                     impl<'de> serde_struct::ReadFields<'de> for Gizmo {
                         const NAME: &'static str = "Gizmo";
                         const NAMES: &'static [&'static str] = &["apiVersion", "kind", "metadata", "name"];
-                        const REQUIRED: &'static [usize] = &[2, 3];
-
-                        #[inline]
-                        fn index(name: &str) -> Option<usize> {
-                            match name {
-                                "apiVersion" => Some(0),
-                                "kind" => Some(1),
-                                "metadata" => Some(2),
-                                "name" => Some(3),
-                                _ => None,
-                            }
-                        }
+                        const REQUIRED: &'static [usize] = &[
+                            GizmoField::metadata as usize,
+                            GizmoField::name as usize,
+                        ];
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
-                            field: usize,
+                            name: &str,
                             map: &mut A,
-                            key: &mut ::std::string::String,
+                            seen: &mut serde_struct::Seen,
                         ) -> Result<(), A::Error> {
-                            match field {
-                                0 => serde_struct::read(map, &mut self.api_version),
-                                1 => serde_struct::read(map, &mut self.kind),
-                                2 => serde_struct::read_struct(map, &mut self.metadata),
-                                3 => serde_struct::read(map, &mut self.name),
-                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+                            match name {
+                                "apiVersion" => {
+                                    serde_struct::read(
+                                        map,
+                                        &mut self.api_version,
+                                        seen,
+                                        GizmoField::api_version as usize,
+                                    )
+                                }
+                                "kind" => serde_struct::read(map, &mut self.kind, seen, GizmoField::kind as usize),
+                                "metadata" => {
+                                    serde_struct::read_struct(
+                                        map,
+                                        &mut self.metadata,
+                                        seen,
+                                        GizmoField::metadata as usize,
+                                    )
+                                }
+                                "name" => serde_struct::read(map, &mut self.name, seen, GizmoField::name as usize),
+                                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
                             }
                         }
                     }

@@ -98,6 +98,14 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum SecretishField {
+                        checksum,
+                        data,
+                        chunks,
+                        string_data,
+                    }
+
                     impl serde_struct::Empty for Secretish {
                         #[inline]
                         fn empty() -> Self {
@@ -114,32 +122,39 @@ pub mod io {
                     impl<'de> serde_struct::ReadFields<'de> for Secretish {
                         const NAME: &'static str = "Secretish";
                         const NAMES: &'static [&'static str] = &["checksum", "data", "chunks", "stringData"];
-                        const REQUIRED: &'static [usize] = &[0];
-
-                        #[inline]
-                        fn index(name: &str) -> Option<usize> {
-                            match name {
-                                "checksum" => Some(0),
-                                "data" => Some(1),
-                                "chunks" => Some(2),
-                                "stringData" => Some(3),
-                                _ => None,
-                            }
-                        }
+                        const REQUIRED: &'static [usize] = &[SecretishField::checksum as usize];
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
-                            field: usize,
+                            name: &str,
                             map: &mut A,
-                            key: &mut ::std::string::String,
+                            seen: &mut serde_struct::Seen,
                         ) -> Result<(), A::Error> {
-                            match field {
-                                0 => serde_struct::read(map, &mut self.checksum),
-                                1 => serde_struct::read(map, &mut self.data),
-                                2 => serde_struct::read(map, &mut self.chunks),
-                                3 => serde_struct::read(map, &mut self.string_data),
-                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+                            match name {
+                                "checksum" => {
+                                    serde_struct::read(
+                                        map,
+                                        &mut self.checksum,
+                                        seen,
+                                        SecretishField::checksum as usize,
+                                    )
+                                }
+                                "data" => {
+                                    serde_struct::read(map, &mut self.data, seen, SecretishField::data as usize)
+                                }
+                                "chunks" => {
+                                    serde_struct::read(map, &mut self.chunks, seen, SecretishField::chunks as usize)
+                                }
+                                "stringData" => {
+                                    serde_struct::read(
+                                        map,
+                                        &mut self.string_data,
+                                        seen,
+                                        SecretishField::string_data as usize,
+                                    )
+                                }
+                                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
                             }
                         }
                     }

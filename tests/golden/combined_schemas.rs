@@ -99,6 +99,12 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum BaseField {
+                        name,
+                        size,
+                    }
+
                     impl serde_struct::Empty for Base {
                         #[inline]
                         fn empty() -> Self {
@@ -113,28 +119,19 @@ pub mod io {
                     impl<'de> serde_struct::ReadFields<'de> for Base {
                         const NAME: &'static str = "Base";
                         const NAMES: &'static [&'static str] = &["name", "size"];
-                        const REQUIRED: &'static [usize] = &[0];
-
-                        #[inline]
-                        fn index(name: &str) -> Option<usize> {
-                            match name {
-                                "name" => Some(0),
-                                "size" => Some(1),
-                                _ => None,
-                            }
-                        }
+                        const REQUIRED: &'static [usize] = &[BaseField::name as usize];
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
-                            field: usize,
+                            name: &str,
                             map: &mut A,
-                            key: &mut ::std::string::String,
+                            seen: &mut serde_struct::Seen,
                         ) -> Result<(), A::Error> {
-                            match field {
-                                0 => serde_struct::read(map, &mut self.name),
-                                1 => serde_struct::read(map, &mut self.size),
-                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+                            match name {
+                                "name" => serde_struct::read(map, &mut self.name, seen, BaseField::name as usize),
+                                "size" => serde_struct::read(map, &mut self.size, seen, BaseField::size as usize),
+                                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
                             }
                         }
                     }
@@ -273,6 +270,20 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum HolderField {
+                        extended,
+                        either,
+                        exclusive,
+                        mixed,
+                        conflict,
+                        constrained,
+                        refined,
+                        scalar_or_list,
+                        weight_or_flag,
+                        ambiguous,
+                    }
+
                     impl serde_struct::Empty for Holder {
                         #[inline]
                         fn empty() -> Self {
@@ -308,42 +319,90 @@ pub mod io {
                         ];
                         const REQUIRED: &'static [usize] = &[];
 
-                        #[inline]
-                        fn index(name: &str) -> Option<usize> {
-                            match name {
-                                "extended" => Some(0),
-                                "either" => Some(1),
-                                "exclusive" => Some(2),
-                                "mixed" => Some(3),
-                                "conflict" => Some(4),
-                                "constrained" => Some(5),
-                                "refined" => Some(6),
-                                "scalarOrList" => Some(7),
-                                "weightOrFlag" => Some(8),
-                                "ambiguous" => Some(9),
-                                _ => None,
-                            }
-                        }
-
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
-                            field: usize,
+                            name: &str,
                             map: &mut A,
-                            key: &mut ::std::string::String,
+                            seen: &mut serde_struct::Seen,
                         ) -> Result<(), A::Error> {
-                            match field {
-                                0 => serde_struct::read_optional_struct(map, &mut self.extended),
-                                1 => serde_struct::read_optional_struct(map, &mut self.either),
-                                2 => serde_struct::read_optional_struct(map, &mut self.exclusive),
-                                3 => serde_struct::read(map, &mut self.mixed),
-                                4 => serde_struct::read(map, &mut self.conflict),
-                                5 => serde_struct::read(map, &mut self.constrained),
-                                6 => serde_struct::read_optional_struct(map, &mut self.refined),
-                                7 => serde_struct::read(map, &mut self.scalar_or_list),
-                                8 => serde_struct::read(map, &mut self.weight_or_flag),
-                                9 => serde_struct::read(map, &mut self.ambiguous),
-                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+                            match name {
+                                "extended" => {
+                                    serde_struct::read_optional_struct(
+                                        map,
+                                        &mut self.extended,
+                                        seen,
+                                        HolderField::extended as usize,
+                                    )
+                                }
+                                "either" => {
+                                    serde_struct::read_optional_struct(
+                                        map,
+                                        &mut self.either,
+                                        seen,
+                                        HolderField::either as usize,
+                                    )
+                                }
+                                "exclusive" => {
+                                    serde_struct::read_optional_struct(
+                                        map,
+                                        &mut self.exclusive,
+                                        seen,
+                                        HolderField::exclusive as usize,
+                                    )
+                                }
+                                "mixed" => {
+                                    serde_struct::read(map, &mut self.mixed, seen, HolderField::mixed as usize)
+                                }
+                                "conflict" => {
+                                    serde_struct::read(
+                                        map,
+                                        &mut self.conflict,
+                                        seen,
+                                        HolderField::conflict as usize,
+                                    )
+                                }
+                                "constrained" => {
+                                    serde_struct::read(
+                                        map,
+                                        &mut self.constrained,
+                                        seen,
+                                        HolderField::constrained as usize,
+                                    )
+                                }
+                                "refined" => {
+                                    serde_struct::read_optional_struct(
+                                        map,
+                                        &mut self.refined,
+                                        seen,
+                                        HolderField::refined as usize,
+                                    )
+                                }
+                                "scalarOrList" => {
+                                    serde_struct::read(
+                                        map,
+                                        &mut self.scalar_or_list,
+                                        seen,
+                                        HolderField::scalar_or_list as usize,
+                                    )
+                                }
+                                "weightOrFlag" => {
+                                    serde_struct::read(
+                                        map,
+                                        &mut self.weight_or_flag,
+                                        seen,
+                                        HolderField::weight_or_flag as usize,
+                                    )
+                                }
+                                "ambiguous" => {
+                                    serde_struct::read(
+                                        map,
+                                        &mut self.ambiguous,
+                                        seen,
+                                        HolderField::ambiguous as usize,
+                                    )
+                                }
+                                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
                             }
                         }
                     }
@@ -507,6 +566,13 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum HolderExtendedField {
+                        name,
+                        size,
+                        more,
+                    }
+
                     impl serde_struct::Empty for HolderExtended {
                         #[inline]
                         fn empty() -> Self {
@@ -522,30 +588,41 @@ pub mod io {
                     impl<'de> serde_struct::ReadFields<'de> for HolderExtended {
                         const NAME: &'static str = "HolderExtended";
                         const NAMES: &'static [&'static str] = &["name", "size", "more"];
-                        const REQUIRED: &'static [usize] = &[0];
-
-                        #[inline]
-                        fn index(name: &str) -> Option<usize> {
-                            match name {
-                                "name" => Some(0),
-                                "size" => Some(1),
-                                "more" => Some(2),
-                                _ => None,
-                            }
-                        }
+                        const REQUIRED: &'static [usize] = &[HolderExtendedField::name as usize];
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
-                            field: usize,
+                            name: &str,
                             map: &mut A,
-                            key: &mut ::std::string::String,
+                            seen: &mut serde_struct::Seen,
                         ) -> Result<(), A::Error> {
-                            match field {
-                                0 => serde_struct::read(map, &mut self.name),
-                                1 => serde_struct::read(map, &mut self.size),
-                                2 => serde_struct::read(map, &mut self.more),
-                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+                            match name {
+                                "name" => {
+                                    serde_struct::read(
+                                        map,
+                                        &mut self.name,
+                                        seen,
+                                        HolderExtendedField::name as usize,
+                                    )
+                                }
+                                "size" => {
+                                    serde_struct::read(
+                                        map,
+                                        &mut self.size,
+                                        seen,
+                                        HolderExtendedField::size as usize,
+                                    )
+                                }
+                                "more" => {
+                                    serde_struct::read(
+                                        map,
+                                        &mut self.more,
+                                        seen,
+                                        HolderExtendedField::more as usize,
+                                    )
+                                }
+                                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
                             }
                         }
                     }
@@ -654,6 +731,13 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum HolderEitherField {
+                        name,
+                        size,
+                        url,
+                    }
+
                     impl serde_struct::Empty for HolderEither {
                         #[inline]
                         fn empty() -> Self {
@@ -671,28 +755,24 @@ pub mod io {
                         const NAMES: &'static [&'static str] = &["name", "size", "url"];
                         const REQUIRED: &'static [usize] = &[];
 
-                        #[inline]
-                        fn index(name: &str) -> Option<usize> {
-                            match name {
-                                "name" => Some(0),
-                                "size" => Some(1),
-                                "url" => Some(2),
-                                _ => None,
-                            }
-                        }
-
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
-                            field: usize,
+                            name: &str,
                             map: &mut A,
-                            key: &mut ::std::string::String,
+                            seen: &mut serde_struct::Seen,
                         ) -> Result<(), A::Error> {
-                            match field {
-                                0 => serde_struct::read(map, &mut self.name),
-                                1 => serde_struct::read(map, &mut self.size),
-                                2 => serde_struct::read(map, &mut self.url),
-                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+                            match name {
+                                "name" => {
+                                    serde_struct::read(map, &mut self.name, seen, HolderEitherField::name as usize)
+                                }
+                                "size" => {
+                                    serde_struct::read(map, &mut self.size, seen, HolderEitherField::size as usize)
+                                }
+                                "url" => {
+                                    serde_struct::read(map, &mut self.url, seen, HolderEitherField::url as usize)
+                                }
+                                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
                             }
                         }
                     }
@@ -789,6 +869,12 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum HolderExclusiveField {
+                        a,
+                        b,
+                    }
+
                     impl serde_struct::Empty for HolderExclusive {
                         #[inline]
                         fn empty() -> Self {
@@ -805,26 +891,17 @@ pub mod io {
                         const NAMES: &'static [&'static str] = &["a", "b"];
                         const REQUIRED: &'static [usize] = &[];
 
-                        #[inline]
-                        fn index(name: &str) -> Option<usize> {
-                            match name {
-                                "a" => Some(0),
-                                "b" => Some(1),
-                                _ => None,
-                            }
-                        }
-
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
-                            field: usize,
+                            name: &str,
                             map: &mut A,
-                            key: &mut ::std::string::String,
+                            seen: &mut serde_struct::Seen,
                         ) -> Result<(), A::Error> {
-                            match field {
-                                0 => serde_struct::read(map, &mut self.a),
-                                1 => serde_struct::read(map, &mut self.b),
-                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+                            match name {
+                                "a" => serde_struct::read(map, &mut self.a, seen, HolderExclusiveField::a as usize),
+                                "b" => serde_struct::read(map, &mut self.b, seen, HolderExclusiveField::b as usize),
+                                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
                             }
                         }
                     }
@@ -965,6 +1042,11 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum HolderMixedObjectField {
+                        x,
+                    }
+
                     impl serde_struct::Empty for HolderMixedObject {
                         #[inline]
                         fn empty() -> Self {
@@ -980,24 +1062,18 @@ pub mod io {
                         const NAMES: &'static [&'static str] = &["x"];
                         const REQUIRED: &'static [usize] = &[];
 
-                        #[inline]
-                        fn index(name: &str) -> Option<usize> {
-                            match name {
-                                "x" => Some(0),
-                                _ => None,
-                            }
-                        }
-
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
-                            field: usize,
+                            name: &str,
                             map: &mut A,
-                            key: &mut ::std::string::String,
+                            seen: &mut serde_struct::Seen,
                         ) -> Result<(), A::Error> {
-                            match field {
-                                0 => serde_struct::read(map, &mut self.x),
-                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+                            match name {
+                                "x" => {
+                                    serde_struct::read(map, &mut self.x, seen, HolderMixedObjectField::x as usize)
+                                }
+                                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
                             }
                         }
                     }
@@ -1071,6 +1147,11 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum HolderRefinedField {
+                        url,
+                    }
+
                     impl serde_struct::Empty for HolderRefined {
                         #[inline]
                         fn empty() -> Self {
@@ -1084,26 +1165,20 @@ pub mod io {
                     impl<'de> serde_struct::ReadFields<'de> for HolderRefined {
                         const NAME: &'static str = "HolderRefined";
                         const NAMES: &'static [&'static str] = &["url"];
-                        const REQUIRED: &'static [usize] = &[0];
-
-                        #[inline]
-                        fn index(name: &str) -> Option<usize> {
-                            match name {
-                                "url" => Some(0),
-                                _ => None,
-                            }
-                        }
+                        const REQUIRED: &'static [usize] = &[HolderRefinedField::url as usize];
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
-                            field: usize,
+                            name: &str,
                             map: &mut A,
-                            key: &mut ::std::string::String,
+                            seen: &mut serde_struct::Seen,
                         ) -> Result<(), A::Error> {
-                            match field {
-                                0 => serde_struct::read(map, &mut self.url),
-                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+                            match name {
+                                "url" => {
+                                    serde_struct::read(map, &mut self.url, seen, HolderRefinedField::url as usize)
+                                }
+                                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
                             }
                         }
                     }
@@ -1319,6 +1394,13 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum MergedField {
+                        name,
+                        size,
+                        extra,
+                    }
+
                     impl serde_struct::Empty for Merged {
                         #[inline]
                         fn empty() -> Self {
@@ -1334,30 +1416,25 @@ pub mod io {
                     impl<'de> serde_struct::ReadFields<'de> for Merged {
                         const NAME: &'static str = "Merged";
                         const NAMES: &'static [&'static str] = &["name", "size", "extra"];
-                        const REQUIRED: &'static [usize] = &[0, 2];
-
-                        #[inline]
-                        fn index(name: &str) -> Option<usize> {
-                            match name {
-                                "name" => Some(0),
-                                "size" => Some(1),
-                                "extra" => Some(2),
-                                _ => None,
-                            }
-                        }
+                        const REQUIRED: &'static [usize] = &[
+                            MergedField::name as usize,
+                            MergedField::extra as usize,
+                        ];
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
-                            field: usize,
+                            name: &str,
                             map: &mut A,
-                            key: &mut ::std::string::String,
+                            seen: &mut serde_struct::Seen,
                         ) -> Result<(), A::Error> {
-                            match field {
-                                0 => serde_struct::read(map, &mut self.name),
-                                1 => serde_struct::read(map, &mut self.size),
-                                2 => serde_struct::read(map, &mut self.extra),
-                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+                            match name {
+                                "name" => serde_struct::read(map, &mut self.name, seen, MergedField::name as usize),
+                                "size" => serde_struct::read(map, &mut self.size, seen, MergedField::size as usize),
+                                "extra" => {
+                                    serde_struct::read(map, &mut self.extra, seen, MergedField::extra as usize)
+                                }
+                                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
                             }
                         }
                     }
@@ -1462,6 +1539,11 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum OtherField {
+                        url,
+                    }
+
                     impl serde_struct::Empty for Other {
                         #[inline]
                         fn empty() -> Self {
@@ -1477,24 +1559,16 @@ pub mod io {
                         const NAMES: &'static [&'static str] = &["url"];
                         const REQUIRED: &'static [usize] = &[];
 
-                        #[inline]
-                        fn index(name: &str) -> Option<usize> {
-                            match name {
-                                "url" => Some(0),
-                                _ => None,
-                            }
-                        }
-
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
-                            field: usize,
+                            name: &str,
                             map: &mut A,
-                            key: &mut ::std::string::String,
+                            seen: &mut serde_struct::Seen,
                         ) -> Result<(), A::Error> {
-                            match field {
-                                0 => serde_struct::read(map, &mut self.url),
-                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+                            match name {
+                                "url" => serde_struct::read(map, &mut self.url, seen, OtherField::url as usize),
+                                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
                             }
                         }
                     }

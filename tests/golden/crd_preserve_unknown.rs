@@ -139,6 +139,15 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum WorkflowField {
+                        spec,
+                        status,
+                        metadata,
+                        api_version,
+                        kind,
+                    }
+
                     impl serde_struct::Empty for Workflow {
                         #[inline]
                         fn empty() -> Self {
@@ -164,32 +173,45 @@ pub mod io {
                         ];
                         const REQUIRED: &'static [usize] = &[];
 
-                        #[inline]
-                        fn index(name: &str) -> Option<usize> {
-                            match name {
-                                "spec" => Some(0),
-                                "status" => Some(1),
-                                "metadata" => Some(2),
-                                "apiVersion" => Some(3),
-                                "kind" => Some(4),
-                                _ => None,
-                            }
-                        }
-
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
-                            field: usize,
+                            name: &str,
                             map: &mut A,
-                            key: &mut ::std::string::String,
+                            seen: &mut serde_struct::Seen,
                         ) -> Result<(), A::Error> {
-                            match field {
-                                0 => serde_struct::read_optional_struct(map, &mut self.spec),
-                                1 => serde_struct::read(map, &mut self.status),
-                                2 => serde_struct::read_optional_struct(map, &mut self.metadata),
-                                3 => serde_struct::read(map, &mut self.api_version),
-                                4 => serde_struct::read(map, &mut self.kind),
-                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+                            match name {
+                                "spec" => {
+                                    serde_struct::read_optional_struct(
+                                        map,
+                                        &mut self.spec,
+                                        seen,
+                                        WorkflowField::spec as usize,
+                                    )
+                                }
+                                "status" => {
+                                    serde_struct::read(map, &mut self.status, seen, WorkflowField::status as usize)
+                                }
+                                "metadata" => {
+                                    serde_struct::read_optional_struct(
+                                        map,
+                                        &mut self.metadata,
+                                        seen,
+                                        WorkflowField::metadata as usize,
+                                    )
+                                }
+                                "apiVersion" => {
+                                    serde_struct::read(
+                                        map,
+                                        &mut self.api_version,
+                                        seen,
+                                        WorkflowField::api_version as usize,
+                                    )
+                                }
+                                "kind" => {
+                                    serde_struct::read(map, &mut self.kind, seen, WorkflowField::kind as usize)
+                                }
+                                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
                             }
                         }
                     }
@@ -888,6 +910,11 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum WorkflowSpecField {
+                        entrypoint,
+                    }
+
                     impl serde_struct::Empty for WorkflowSpec {
                         #[inline]
                         fn empty() -> Self {
@@ -903,24 +930,23 @@ pub mod io {
                         const NAMES: &'static [&'static str] = &["entrypoint"];
                         const REQUIRED: &'static [usize] = &[];
 
-                        #[inline]
-                        fn index(name: &str) -> Option<usize> {
-                            match name {
-                                "entrypoint" => Some(0),
-                                _ => None,
-                            }
-                        }
-
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
-                            field: usize,
+                            name: &str,
                             map: &mut A,
-                            key: &mut ::std::string::String,
+                            seen: &mut serde_struct::Seen,
                         ) -> Result<(), A::Error> {
-                            match field {
-                                0 => serde_struct::read(map, &mut self.entrypoint),
-                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+                            match name {
+                                "entrypoint" => {
+                                    serde_struct::read(
+                                        map,
+                                        &mut self.entrypoint,
+                                        seen,
+                                        WorkflowSpecField::entrypoint as usize,
+                                    )
+                                }
+                                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
                             }
                         }
                     }
@@ -1028,6 +1054,14 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum WorkflowListField {
+                        api_version,
+                        items,
+                        kind,
+                        metadata,
+                    }
+
                     impl serde_struct::Empty for WorkflowList {
                         #[inline]
                         fn empty() -> Self {
@@ -1044,32 +1078,44 @@ pub mod io {
                     impl<'de> serde_struct::ReadFields<'de> for WorkflowList {
                         const NAME: &'static str = "WorkflowList";
                         const NAMES: &'static [&'static str] = &["apiVersion", "items", "kind", "metadata"];
-                        const REQUIRED: &'static [usize] = &[1];
-
-                        #[inline]
-                        fn index(name: &str) -> Option<usize> {
-                            match name {
-                                "apiVersion" => Some(0),
-                                "items" => Some(1),
-                                "kind" => Some(2),
-                                "metadata" => Some(3),
-                                _ => None,
-                            }
-                        }
+                        const REQUIRED: &'static [usize] = &[WorkflowListField::items as usize];
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
-                            field: usize,
+                            name: &str,
                             map: &mut A,
-                            key: &mut ::std::string::String,
+                            seen: &mut serde_struct::Seen,
                         ) -> Result<(), A::Error> {
-                            match field {
-                                0 => serde_struct::read(map, &mut self.api_version),
-                                1 => serde_struct::read_struct_list(map, &mut self.items),
-                                2 => serde_struct::read(map, &mut self.kind),
-                                3 => serde_struct::read_optional_struct(map, &mut self.metadata),
-                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+                            match name {
+                                "apiVersion" => {
+                                    serde_struct::read(
+                                        map,
+                                        &mut self.api_version,
+                                        seen,
+                                        WorkflowListField::api_version as usize,
+                                    )
+                                }
+                                "items" => {
+                                    serde_struct::read_struct_list(
+                                        map,
+                                        &mut self.items,
+                                        seen,
+                                        WorkflowListField::items as usize,
+                                    )
+                                }
+                                "kind" => {
+                                    serde_struct::read(map, &mut self.kind, seen, WorkflowListField::kind as usize)
+                                }
+                                "metadata" => {
+                                    serde_struct::read_optional_struct(
+                                        map,
+                                        &mut self.metadata,
+                                        seen,
+                                        WorkflowListField::metadata as usize,
+                                    )
+                                }
+                                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
                             }
                         }
                     }
@@ -1240,6 +1286,13 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum WorkflowField {
+                        metadata,
+                        api_version,
+                        kind,
+                    }
+
                     impl serde_struct::Empty for Workflow {
                         #[inline]
                         fn empty() -> Self {
@@ -1257,28 +1310,34 @@ pub mod io {
                         const NAMES: &'static [&'static str] = &["metadata", "apiVersion", "kind"];
                         const REQUIRED: &'static [usize] = &[];
 
-                        #[inline]
-                        fn index(name: &str) -> Option<usize> {
-                            match name {
-                                "metadata" => Some(0),
-                                "apiVersion" => Some(1),
-                                "kind" => Some(2),
-                                _ => None,
-                            }
-                        }
-
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
-                            field: usize,
+                            name: &str,
                             map: &mut A,
-                            key: &mut ::std::string::String,
+                            seen: &mut serde_struct::Seen,
                         ) -> Result<(), A::Error> {
-                            match field {
-                                0 => serde_struct::read_optional_struct(map, &mut self.metadata),
-                                1 => serde_struct::read(map, &mut self.api_version),
-                                2 => serde_struct::read(map, &mut self.kind),
-                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+                            match name {
+                                "metadata" => {
+                                    serde_struct::read_optional_struct(
+                                        map,
+                                        &mut self.metadata,
+                                        seen,
+                                        WorkflowField::metadata as usize,
+                                    )
+                                }
+                                "apiVersion" => {
+                                    serde_struct::read(
+                                        map,
+                                        &mut self.api_version,
+                                        seen,
+                                        WorkflowField::api_version as usize,
+                                    )
+                                }
+                                "kind" => {
+                                    serde_struct::read(map, &mut self.kind, seen, WorkflowField::kind as usize)
+                                }
+                                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
                             }
                         }
                     }
@@ -1988,6 +2047,14 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum WorkflowListField {
+                        api_version,
+                        items,
+                        kind,
+                        metadata,
+                    }
+
                     impl serde_struct::Empty for WorkflowList {
                         #[inline]
                         fn empty() -> Self {
@@ -2004,32 +2071,44 @@ pub mod io {
                     impl<'de> serde_struct::ReadFields<'de> for WorkflowList {
                         const NAME: &'static str = "WorkflowList";
                         const NAMES: &'static [&'static str] = &["apiVersion", "items", "kind", "metadata"];
-                        const REQUIRED: &'static [usize] = &[1];
-
-                        #[inline]
-                        fn index(name: &str) -> Option<usize> {
-                            match name {
-                                "apiVersion" => Some(0),
-                                "items" => Some(1),
-                                "kind" => Some(2),
-                                "metadata" => Some(3),
-                                _ => None,
-                            }
-                        }
+                        const REQUIRED: &'static [usize] = &[WorkflowListField::items as usize];
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
-                            field: usize,
+                            name: &str,
                             map: &mut A,
-                            key: &mut ::std::string::String,
+                            seen: &mut serde_struct::Seen,
                         ) -> Result<(), A::Error> {
-                            match field {
-                                0 => serde_struct::read(map, &mut self.api_version),
-                                1 => serde_struct::read_struct_list(map, &mut self.items),
-                                2 => serde_struct::read(map, &mut self.kind),
-                                3 => serde_struct::read_optional_struct(map, &mut self.metadata),
-                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+                            match name {
+                                "apiVersion" => {
+                                    serde_struct::read(
+                                        map,
+                                        &mut self.api_version,
+                                        seen,
+                                        WorkflowListField::api_version as usize,
+                                    )
+                                }
+                                "items" => {
+                                    serde_struct::read_struct_list(
+                                        map,
+                                        &mut self.items,
+                                        seen,
+                                        WorkflowListField::items as usize,
+                                    )
+                                }
+                                "kind" => {
+                                    serde_struct::read(map, &mut self.kind, seen, WorkflowListField::kind as usize)
+                                }
+                                "metadata" => {
+                                    serde_struct::read_optional_struct(
+                                        map,
+                                        &mut self.metadata,
+                                        seen,
+                                        WorkflowListField::metadata as usize,
+                                    )
+                                }
+                                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
                             }
                         }
                     }

@@ -106,6 +106,13 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum ConditionField {
+                        last_transition_time,
+                        observed,
+                        created,
+                    }
+
                     impl serde_struct::Empty for Condition {
                         #[inline]
                         fn empty() -> Self {
@@ -121,30 +128,41 @@ pub mod io {
                     impl<'de> serde_struct::ReadFields<'de> for Condition {
                         const NAME: &'static str = "Condition";
                         const NAMES: &'static [&'static str] = &["lastTransitionTime", "observed", "created"];
-                        const REQUIRED: &'static [usize] = &[0];
-
-                        #[inline]
-                        fn index(name: &str) -> Option<usize> {
-                            match name {
-                                "lastTransitionTime" => Some(0),
-                                "observed" => Some(1),
-                                "created" => Some(2),
-                                _ => None,
-                            }
-                        }
+                        const REQUIRED: &'static [usize] = &[ConditionField::last_transition_time as usize];
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
-                            field: usize,
+                            name: &str,
                             map: &mut A,
-                            key: &mut ::std::string::String,
+                            seen: &mut serde_struct::Seen,
                         ) -> Result<(), A::Error> {
-                            match field {
-                                0 => serde_struct::read(map, &mut self.last_transition_time),
-                                1 => serde_struct::read(map, &mut self.observed),
-                                2 => serde_struct::read(map, &mut self.created),
-                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+                            match name {
+                                "lastTransitionTime" => {
+                                    serde_struct::read(
+                                        map,
+                                        &mut self.last_transition_time,
+                                        seen,
+                                        ConditionField::last_transition_time as usize,
+                                    )
+                                }
+                                "observed" => {
+                                    serde_struct::read(
+                                        map,
+                                        &mut self.observed,
+                                        seen,
+                                        ConditionField::observed as usize,
+                                    )
+                                }
+                                "created" => {
+                                    serde_struct::read(
+                                        map,
+                                        &mut self.created,
+                                        seen,
+                                        ConditionField::created as usize,
+                                    )
+                                }
+                                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
                             }
                         }
                     }

@@ -174,6 +174,15 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum PolicyField {
+                        restart_policy,
+                        odd,
+                        modes,
+                        level,
+                        count,
+                    }
+
                     impl serde_struct::Empty for Policy {
                         #[inline]
                         fn empty() -> Self {
@@ -191,34 +200,42 @@ pub mod io {
                     impl<'de> serde_struct::ReadFields<'de> for Policy {
                         const NAME: &'static str = "Policy";
                         const NAMES: &'static [&'static str] = &["restartPolicy", "odd", "modes", "level", "count"];
-                        const REQUIRED: &'static [usize] = &[0];
-
-                        #[inline]
-                        fn index(name: &str) -> Option<usize> {
-                            match name {
-                                "restartPolicy" => Some(0),
-                                "odd" => Some(1),
-                                "modes" => Some(2),
-                                "level" => Some(3),
-                                "count" => Some(4),
-                                _ => None,
-                            }
-                        }
+                        const REQUIRED: &'static [usize] = &[PolicyField::restart_policy as usize];
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
-                            field: usize,
+                            name: &str,
                             map: &mut A,
-                            key: &mut ::std::string::String,
+                            seen: &mut serde_struct::Seen,
                         ) -> Result<(), A::Error> {
-                            match field {
-                                0 => serde_struct::read(map, &mut self.restart_policy),
-                                1 => serde_struct::read_some(map, &mut self.odd),
-                                2 => serde_struct::read(map, &mut self.modes),
-                                3 => serde_struct::read(map, &mut self.level),
-                                4 => serde_struct::read_integral(map, &mut self.count),
-                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+                            match name {
+                                "restartPolicy" => {
+                                    serde_struct::read(
+                                        map,
+                                        &mut self.restart_policy,
+                                        seen,
+                                        PolicyField::restart_policy as usize,
+                                    )
+                                }
+                                "odd" => {
+                                    serde_struct::read_some(map, &mut self.odd, seen, PolicyField::odd as usize)
+                                }
+                                "modes" => {
+                                    serde_struct::read(map, &mut self.modes, seen, PolicyField::modes as usize)
+                                }
+                                "level" => {
+                                    serde_struct::read(map, &mut self.level, seen, PolicyField::level as usize)
+                                }
+                                "count" => {
+                                    serde_struct::read_integral(
+                                        map,
+                                        &mut self.count,
+                                        seen,
+                                        PolicyField::count as usize,
+                                    )
+                                }
+                                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
                             }
                         }
                     }

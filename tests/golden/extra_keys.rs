@@ -88,6 +88,11 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum AnnotatedField {
+                        name,
+                    }
+
                     impl serde_struct::Empty for Annotated {
                         #[inline]
                         fn empty() -> Self {
@@ -101,26 +106,22 @@ pub mod io {
                     impl<'de> serde_struct::ReadFields<'de> for Annotated {
                         const NAME: &'static str = "Annotated";
                         const NAMES: &'static [&'static str] = &["name"];
-                        const REQUIRED: &'static [usize] = &[0];
-
-                        #[inline]
-                        fn index(name: &str) -> Option<usize> {
-                            match name {
-                                "name" => Some(0),
-                                _ => None,
-                            }
-                        }
+                        const REQUIRED: &'static [usize] = &[AnnotatedField::name as usize];
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
-                            field: usize,
+                            name: &str,
                             map: &mut A,
-                            key: &mut ::std::string::String,
+                            seen: &mut serde_struct::Seen,
                         ) -> Result<(), A::Error> {
-                            match field {
-                                0 => serde_struct::read(map, &mut self.name),
-                                _ => serde_struct::extra(map, &mut self.additional_properties, key),
+                            match name {
+                                "name" => {
+                                    serde_struct::read(map, &mut self.name, seen, AnnotatedField::name as usize)
+                                }
+                                _ => {
+                                    serde_struct::extra_named(map, &mut self.additional_properties, name)
+                                }
                             }
                         }
                     }
@@ -219,6 +220,12 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum ClashField {
+                        additional_properties,
+                        unknown_fields,
+                    }
+
                     impl serde_struct::Empty for Clash {
                         #[inline]
                         fn empty() -> Self {
@@ -235,27 +242,32 @@ pub mod io {
                         const NAMES: &'static [&'static str] = &["additional_properties", "unknownFields"];
                         const REQUIRED: &'static [usize] = &[];
 
-                        #[inline]
-                        fn index(name: &str) -> Option<usize> {
-                            match name {
-                                "additional_properties" => Some(0),
-                                "unknownFields" => Some(1),
-                                _ => None,
-                            }
-                        }
-
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
-                            field: usize,
+                            name: &str,
                             map: &mut A,
-                            key: &mut ::std::string::String,
+                            seen: &mut serde_struct::Seen,
                         ) -> Result<(), A::Error> {
-                            match field {
-                                0 => serde_struct::read(map, &mut self.additional_properties),
-                                1 => serde_struct::read(map, &mut self.unknown_fields),
+                            match name {
+                                "additional_properties" => {
+                                    serde_struct::read(
+                                        map,
+                                        &mut self.additional_properties,
+                                        seen,
+                                        ClashField::additional_properties as usize,
+                                    )
+                                }
+                                "unknownFields" => {
+                                    serde_struct::read(
+                                        map,
+                                        &mut self.unknown_fields,
+                                        seen,
+                                        ClashField::unknown_fields as usize,
+                                    )
+                                }
                                 _ => {
-                                    serde_struct::integral_extra(map, &mut self.additional_properties_2, key)
+                                    serde_struct::integral_extra_named(map, &mut self.additional_properties_2, name)
                                 }
                             }
                         }
@@ -347,6 +359,11 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum OpenField {
+                        name,
+                    }
+
                     impl serde_struct::Empty for Open {
                         #[inline]
                         fn empty() -> Self {
@@ -362,24 +379,18 @@ pub mod io {
                         const NAMES: &'static [&'static str] = &["name"];
                         const REQUIRED: &'static [usize] = &[];
 
-                        #[inline]
-                        fn index(name: &str) -> Option<usize> {
-                            match name {
-                                "name" => Some(0),
-                                _ => None,
-                            }
-                        }
-
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
-                            field: usize,
+                            name: &str,
                             map: &mut A,
-                            key: &mut ::std::string::String,
+                            seen: &mut serde_struct::Seen,
                         ) -> Result<(), A::Error> {
-                            match field {
-                                0 => serde_struct::read(map, &mut self.name),
-                                _ => serde_struct::extra(map, &mut self.additional_properties, key),
+                            match name {
+                                "name" => serde_struct::read(map, &mut self.name, seen, OpenField::name as usize),
+                                _ => {
+                                    serde_struct::extra_named(map, &mut self.additional_properties, name)
+                                }
                             }
                         }
                     }
@@ -464,6 +475,11 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum PatternedField {
+                        name,
+                    }
+
                     impl serde_struct::Empty for Patterned {
                         #[inline]
                         fn empty() -> Self {
@@ -479,25 +495,19 @@ pub mod io {
                         const NAMES: &'static [&'static str] = &["name"];
                         const REQUIRED: &'static [usize] = &[];
 
-                        #[inline]
-                        fn index(name: &str) -> Option<usize> {
-                            match name {
-                                "name" => Some(0),
-                                _ => None,
-                            }
-                        }
-
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
-                            field: usize,
+                            name: &str,
                             map: &mut A,
-                            key: &mut ::std::string::String,
+                            seen: &mut serde_struct::Seen,
                         ) -> Result<(), A::Error> {
-                            match field {
-                                0 => serde_struct::read(map, &mut self.name),
+                            match name {
+                                "name" => {
+                                    serde_struct::read(map, &mut self.name, seen, PatternedField::name as usize)
+                                }
                                 _ => {
-                                    serde_struct::integral_extra(map, &mut self.additional_properties, key)
+                                    serde_struct::integral_extra_named(map, &mut self.additional_properties, name)
                                 }
                             }
                         }
@@ -583,6 +593,11 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum PatternedLooseField {
+                        name,
+                    }
+
                     impl serde_struct::Empty for PatternedLoose {
                         #[inline]
                         fn empty() -> Self {
@@ -598,24 +613,25 @@ pub mod io {
                         const NAMES: &'static [&'static str] = &["name"];
                         const REQUIRED: &'static [usize] = &[];
 
-                        #[inline]
-                        fn index(name: &str) -> Option<usize> {
-                            match name {
-                                "name" => Some(0),
-                                _ => None,
-                            }
-                        }
-
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
-                            field: usize,
+                            name: &str,
                             map: &mut A,
-                            key: &mut ::std::string::String,
+                            seen: &mut serde_struct::Seen,
                         ) -> Result<(), A::Error> {
-                            match field {
-                                0 => serde_struct::read(map, &mut self.name),
-                                _ => serde_struct::extra(map, &mut self.additional_properties, key),
+                            match name {
+                                "name" => {
+                                    serde_struct::read(
+                                        map,
+                                        &mut self.name,
+                                        seen,
+                                        PatternedLooseField::name as usize,
+                                    )
+                                }
+                                _ => {
+                                    serde_struct::extra_named(map, &mut self.additional_properties, name)
+                                }
                             }
                         }
                     }
@@ -703,6 +719,12 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum ReleaseField {
+                        chart,
+                        values,
+                    }
+
                     impl serde_struct::Empty for Release {
                         #[inline]
                         fn empty() -> Self {
@@ -719,26 +741,26 @@ pub mod io {
                         const NAMES: &'static [&'static str] = &["chart", "values"];
                         const REQUIRED: &'static [usize] = &[];
 
-                        #[inline]
-                        fn index(name: &str) -> Option<usize> {
-                            match name {
-                                "chart" => Some(0),
-                                "values" => Some(1),
-                                _ => None,
-                            }
-                        }
-
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
-                            field: usize,
+                            name: &str,
                             map: &mut A,
-                            key: &mut ::std::string::String,
+                            seen: &mut serde_struct::Seen,
                         ) -> Result<(), A::Error> {
-                            match field {
-                                0 => serde_struct::read(map, &mut self.chart),
-                                1 => serde_struct::read_optional_struct(map, &mut self.values),
-                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+                            match name {
+                                "chart" => {
+                                    serde_struct::read(map, &mut self.chart, seen, ReleaseField::chart as usize)
+                                }
+                                "values" => {
+                                    serde_struct::read_optional_struct(
+                                        map,
+                                        &mut self.values,
+                                        seen,
+                                        ReleaseField::values as usize,
+                                    )
+                                }
+                                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
                             }
                         }
                     }
@@ -827,6 +849,11 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum ReleaseValuesField {
+                        replica_count,
+                    }
+
                     impl serde_struct::Empty for ReleaseValues {
                         #[inline]
                         fn empty() -> Self {
@@ -842,24 +869,23 @@ pub mod io {
                         const NAMES: &'static [&'static str] = &["replicaCount"];
                         const REQUIRED: &'static [usize] = &[];
 
-                        #[inline]
-                        fn index(name: &str) -> Option<usize> {
-                            match name {
-                                "replicaCount" => Some(0),
-                                _ => None,
-                            }
-                        }
-
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
-                            field: usize,
+                            name: &str,
                             map: &mut A,
-                            key: &mut ::std::string::String,
+                            seen: &mut serde_struct::Seen,
                         ) -> Result<(), A::Error> {
-                            match field {
-                                0 => serde_struct::read_integral(map, &mut self.replica_count),
-                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+                            match name {
+                                "replicaCount" => {
+                                    serde_struct::read_integral(
+                                        map,
+                                        &mut self.replica_count,
+                                        seen,
+                                        ReleaseValuesField::replica_count as usize,
+                                    )
+                                }
+                                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
                             }
                         }
                     }

@@ -110,6 +110,14 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum PortField {
+                        target,
+                        max_surge,
+                        max_unavailable,
+                        either,
+                    }
+
                     impl serde_struct::Empty for Port {
                         #[inline]
                         fn empty() -> Self {
@@ -126,32 +134,39 @@ pub mod io {
                     impl<'de> serde_struct::ReadFields<'de> for Port {
                         const NAME: &'static str = "Port";
                         const NAMES: &'static [&'static str] = &["target", "maxSurge", "maxUnavailable", "either"];
-                        const REQUIRED: &'static [usize] = &[0];
-
-                        #[inline]
-                        fn index(name: &str) -> Option<usize> {
-                            match name {
-                                "target" => Some(0),
-                                "maxSurge" => Some(1),
-                                "maxUnavailable" => Some(2),
-                                "either" => Some(3),
-                                _ => None,
-                            }
-                        }
+                        const REQUIRED: &'static [usize] = &[PortField::target as usize];
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
-                            field: usize,
+                            name: &str,
                             map: &mut A,
-                            key: &mut ::std::string::String,
+                            seen: &mut serde_struct::Seen,
                         ) -> Result<(), A::Error> {
-                            match field {
-                                0 => serde_struct::read(map, &mut self.target),
-                                1 => serde_struct::read(map, &mut self.max_surge),
-                                2 => serde_struct::read(map, &mut self.max_unavailable),
-                                3 => serde_struct::read(map, &mut self.either),
-                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+                            match name {
+                                "target" => {
+                                    serde_struct::read(map, &mut self.target, seen, PortField::target as usize)
+                                }
+                                "maxSurge" => {
+                                    serde_struct::read(
+                                        map,
+                                        &mut self.max_surge,
+                                        seen,
+                                        PortField::max_surge as usize,
+                                    )
+                                }
+                                "maxUnavailable" => {
+                                    serde_struct::read(
+                                        map,
+                                        &mut self.max_unavailable,
+                                        seen,
+                                        PortField::max_unavailable as usize,
+                                    )
+                                }
+                                "either" => {
+                                    serde_struct::read(map, &mut self.either, seen, PortField::either as usize)
+                                }
+                                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
                             }
                         }
                     }

@@ -103,6 +103,16 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum CountersField {
+                        bytes,
+                        small,
+                        count,
+                        total,
+                        plain,
+                        sizes,
+                    }
+
                     impl serde_struct::Empty for Counters {
                         #[inline]
                         fn empty() -> Self {
@@ -128,36 +138,40 @@ pub mod io {
                             "plain",
                             "sizes",
                         ];
-                        const REQUIRED: &'static [usize] = &[0];
-
-                        #[inline]
-                        fn index(name: &str) -> Option<usize> {
-                            match name {
-                                "bytes" => Some(0),
-                                "small" => Some(1),
-                                "count" => Some(2),
-                                "total" => Some(3),
-                                "plain" => Some(4),
-                                "sizes" => Some(5),
-                                _ => None,
-                            }
-                        }
+                        const REQUIRED: &'static [usize] = &[CountersField::bytes as usize];
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
-                            field: usize,
+                            name: &str,
                             map: &mut A,
-                            key: &mut ::std::string::String,
+                            seen: &mut serde_struct::Seen,
                         ) -> Result<(), A::Error> {
-                            match field {
-                                0 => serde_struct::read(map, &mut self.bytes),
-                                1 => serde_struct::read(map, &mut self.small),
-                                2 => serde_struct::read(map, &mut self.count),
-                                3 => serde_struct::read(map, &mut self.total),
-                                4 => serde_struct::read_integral(map, &mut self.plain),
-                                5 => serde_struct::read(map, &mut self.sizes),
-                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+                            match name {
+                                "bytes" => {
+                                    serde_struct::read(map, &mut self.bytes, seen, CountersField::bytes as usize)
+                                }
+                                "small" => {
+                                    serde_struct::read(map, &mut self.small, seen, CountersField::small as usize)
+                                }
+                                "count" => {
+                                    serde_struct::read(map, &mut self.count, seen, CountersField::count as usize)
+                                }
+                                "total" => {
+                                    serde_struct::read(map, &mut self.total, seen, CountersField::total as usize)
+                                }
+                                "plain" => {
+                                    serde_struct::read_integral(
+                                        map,
+                                        &mut self.plain,
+                                        seen,
+                                        CountersField::plain as usize,
+                                    )
+                                }
+                                "sizes" => {
+                                    serde_struct::read(map, &mut self.sizes, seen, CountersField::sizes as usize)
+                                }
+                                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
                             }
                         }
                     }

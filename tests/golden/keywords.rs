@@ -91,6 +91,11 @@ pub mod io {
                     const _: () = {
                         use ::kubeforge_runtime::serde_struct;
 
+                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                        enum OptionField {
+                            value,
+                        }
+
                         impl serde_struct::Empty for Option_ {
                             #[inline]
                             fn empty() -> Self {
@@ -106,24 +111,18 @@ pub mod io {
                             const NAMES: &'static [&'static str] = &["value"];
                             const REQUIRED: &'static [usize] = &[];
 
-                            #[inline]
-                            fn index(name: &str) -> Option<usize> {
-                                match name {
-                                    "value" => Some(0),
-                                    _ => None,
-                                }
-                            }
-
                             #[allow(clippy::too_many_lines)]
                             fn read_field<A: ::serde::de::MapAccess<'de>>(
                                 &mut self,
-                                field: usize,
+                                name: &str,
                                 map: &mut A,
-                                key: &mut ::std::string::String,
+                                seen: &mut serde_struct::Seen,
                             ) -> Result<(), A::Error> {
-                                match field {
-                                    0 => serde_struct::read(map, &mut self.value),
-                                    _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+                                match name {
+                                    "value" => {
+                                        serde_struct::read(map, &mut self.value, seen, OptionField::value as usize)
+                                    }
+                                    _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
                                 }
                             }
                         }
@@ -262,6 +261,24 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum KeywordsField {
+                        ref_,
+                        schema,
+                        _1st_place,
+                        async_,
+                        continue_,
+                        crate_,
+                        dash_separated_name,
+                        external_ips,
+                        foo_bar_2,
+                        foo_bar,
+                        ref_2,
+                        self_,
+                        type_,
+                        x_kubernetes_list_type,
+                    }
+
                     impl serde_struct::Empty for Keywords {
                         #[inline]
                         fn empty() -> Self {
@@ -303,52 +320,94 @@ pub mod io {
                             "type",
                             "x-kubernetes-list-type",
                         ];
-                        const REQUIRED: &'static [usize] = &[12];
-
-                        #[inline]
-                        fn index(name: &str) -> Option<usize> {
-                            match name {
-                                "$ref" => Some(0),
-                                "$schema" => Some(1),
-                                "1stPlace" => Some(2),
-                                "async" => Some(3),
-                                "continue" => Some(4),
-                                "crate" => Some(5),
-                                "dash-separated-name" => Some(6),
-                                "externalIPs" => Some(7),
-                                "fooBar" => Some(8),
-                                "foo_bar" => Some(9),
-                                "ref" => Some(10),
-                                "self" => Some(11),
-                                "type" => Some(12),
-                                "x-kubernetes-list-type" => Some(13),
-                                _ => None,
-                            }
-                        }
+                        const REQUIRED: &'static [usize] = &[KeywordsField::type_ as usize];
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
-                            field: usize,
+                            name: &str,
                             map: &mut A,
-                            key: &mut ::std::string::String,
+                            seen: &mut serde_struct::Seen,
                         ) -> Result<(), A::Error> {
-                            match field {
-                                0 => serde_struct::read(map, &mut self.ref_),
-                                1 => serde_struct::read(map, &mut self.schema),
-                                2 => serde_struct::read(map, &mut self._1st_place),
-                                3 => serde_struct::read(map, &mut self.async_),
-                                4 => serde_struct::read(map, &mut self.continue_),
-                                5 => serde_struct::read(map, &mut self.crate_),
-                                6 => serde_struct::read(map, &mut self.dash_separated_name),
-                                7 => serde_struct::read(map, &mut self.external_ips),
-                                8 => serde_struct::read(map, &mut self.foo_bar_2),
-                                9 => serde_struct::read(map, &mut self.foo_bar),
-                                10 => serde_struct::read(map, &mut self.ref_2),
-                                11 => serde_struct::read(map, &mut self.self_),
-                                12 => serde_struct::read(map, &mut self.type_),
-                                13 => serde_struct::read(map, &mut self.x_kubernetes_list_type),
-                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+                            match name {
+                                "$ref" => {
+                                    serde_struct::read(map, &mut self.ref_, seen, KeywordsField::ref_ as usize)
+                                }
+                                "$schema" => {
+                                    serde_struct::read(map, &mut self.schema, seen, KeywordsField::schema as usize)
+                                }
+                                "1stPlace" => {
+                                    serde_struct::read(
+                                        map,
+                                        &mut self._1st_place,
+                                        seen,
+                                        KeywordsField::_1st_place as usize,
+                                    )
+                                }
+                                "async" => {
+                                    serde_struct::read(map, &mut self.async_, seen, KeywordsField::async_ as usize)
+                                }
+                                "continue" => {
+                                    serde_struct::read(
+                                        map,
+                                        &mut self.continue_,
+                                        seen,
+                                        KeywordsField::continue_ as usize,
+                                    )
+                                }
+                                "crate" => {
+                                    serde_struct::read(map, &mut self.crate_, seen, KeywordsField::crate_ as usize)
+                                }
+                                "dash-separated-name" => {
+                                    serde_struct::read(
+                                        map,
+                                        &mut self.dash_separated_name,
+                                        seen,
+                                        KeywordsField::dash_separated_name as usize,
+                                    )
+                                }
+                                "externalIPs" => {
+                                    serde_struct::read(
+                                        map,
+                                        &mut self.external_ips,
+                                        seen,
+                                        KeywordsField::external_ips as usize,
+                                    )
+                                }
+                                "fooBar" => {
+                                    serde_struct::read(
+                                        map,
+                                        &mut self.foo_bar_2,
+                                        seen,
+                                        KeywordsField::foo_bar_2 as usize,
+                                    )
+                                }
+                                "foo_bar" => {
+                                    serde_struct::read(
+                                        map,
+                                        &mut self.foo_bar,
+                                        seen,
+                                        KeywordsField::foo_bar as usize,
+                                    )
+                                }
+                                "ref" => {
+                                    serde_struct::read(map, &mut self.ref_2, seen, KeywordsField::ref_2 as usize)
+                                }
+                                "self" => {
+                                    serde_struct::read(map, &mut self.self_, seen, KeywordsField::self_ as usize)
+                                }
+                                "type" => {
+                                    serde_struct::read(map, &mut self.type_, seen, KeywordsField::type_ as usize)
+                                }
+                                "x-kubernetes-list-type" => {
+                                    serde_struct::read(
+                                        map,
+                                        &mut self.x_kubernetes_list_type,
+                                        seen,
+                                        KeywordsField::x_kubernetes_list_type as usize,
+                                    )
+                                }
+                                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
                             }
                         }
                     }
@@ -541,6 +600,11 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum TypeField {
+                        self_,
+                    }
+
                     impl serde_struct::Empty for Type {
                         #[inline]
                         fn empty() -> Self {
@@ -556,24 +620,16 @@ pub mod io {
                         const NAMES: &'static [&'static str] = &["Self"];
                         const REQUIRED: &'static [usize] = &[];
 
-                        #[inline]
-                        fn index(name: &str) -> Option<usize> {
-                            match name {
-                                "Self" => Some(0),
-                                _ => None,
-                            }
-                        }
-
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
-                            field: usize,
+                            name: &str,
                             map: &mut A,
-                            key: &mut ::std::string::String,
+                            seen: &mut serde_struct::Seen,
                         ) -> Result<(), A::Error> {
-                            match field {
-                                0 => serde_struct::read(map, &mut self.self_),
-                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+                            match name {
+                                "Self" => serde_struct::read(map, &mut self.self_, seen, TypeField::self_ as usize),
+                                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
                             }
                         }
                     }

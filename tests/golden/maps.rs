@@ -128,6 +128,18 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum MapsField {
+                        labels,
+                        limits,
+                        groups,
+                        nested,
+                        anything,
+                        free,
+                        preserved,
+                        untyped,
+                    }
+
                     impl serde_struct::Empty for Maps {
                         #[inline]
                         fn empty() -> Self {
@@ -157,40 +169,44 @@ pub mod io {
                             "preserved",
                             "untyped",
                         ];
-                        const REQUIRED: &'static [usize] = &[0];
-
-                        #[inline]
-                        fn index(name: &str) -> Option<usize> {
-                            match name {
-                                "labels" => Some(0),
-                                "limits" => Some(1),
-                                "groups" => Some(2),
-                                "nested" => Some(3),
-                                "anything" => Some(4),
-                                "free" => Some(5),
-                                "preserved" => Some(6),
-                                "untyped" => Some(7),
-                                _ => None,
-                            }
-                        }
+                        const REQUIRED: &'static [usize] = &[MapsField::labels as usize];
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
-                            field: usize,
+                            name: &str,
                             map: &mut A,
-                            key: &mut ::std::string::String,
+                            seen: &mut serde_struct::Seen,
                         ) -> Result<(), A::Error> {
-                            match field {
-                                0 => serde_struct::read(map, &mut self.labels),
-                                1 => serde_struct::read(map, &mut self.limits),
-                                2 => serde_struct::read(map, &mut self.groups),
-                                3 => serde_struct::read(map, &mut self.nested),
-                                4 => serde_struct::read(map, &mut self.anything),
-                                5 => serde_struct::read(map, &mut self.free),
-                                6 => serde_struct::read(map, &mut self.preserved),
-                                7 => serde_struct::read(map, &mut self.untyped),
-                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+                            match name {
+                                "labels" => {
+                                    serde_struct::read(map, &mut self.labels, seen, MapsField::labels as usize)
+                                }
+                                "limits" => {
+                                    serde_struct::read(map, &mut self.limits, seen, MapsField::limits as usize)
+                                }
+                                "groups" => {
+                                    serde_struct::read(map, &mut self.groups, seen, MapsField::groups as usize)
+                                }
+                                "nested" => {
+                                    serde_struct::read(map, &mut self.nested, seen, MapsField::nested as usize)
+                                }
+                                "anything" => {
+                                    serde_struct::read(map, &mut self.anything, seen, MapsField::anything as usize)
+                                }
+                                "free" => serde_struct::read(map, &mut self.free, seen, MapsField::free as usize),
+                                "preserved" => {
+                                    serde_struct::read(
+                                        map,
+                                        &mut self.preserved,
+                                        seen,
+                                        MapsField::preserved as usize,
+                                    )
+                                }
+                                "untyped" => {
+                                    serde_struct::read(map, &mut self.untyped, seen, MapsField::untyped as usize)
+                                }
+                                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
                             }
                         }
                     }

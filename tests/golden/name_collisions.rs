@@ -102,6 +102,14 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum WidgetField {
+                        spec,
+                        name_3,
+                        name,
+                        name_2,
+                    }
+
                     impl serde_struct::Empty for Widget {
                         #[inline]
                         fn empty() -> Self {
@@ -120,30 +128,30 @@ pub mod io {
                         const NAMES: &'static [&'static str] = &["spec", "Name", "name", "NAME"];
                         const REQUIRED: &'static [usize] = &[];
 
-                        #[inline]
-                        fn index(name: &str) -> Option<usize> {
-                            match name {
-                                "spec" => Some(0),
-                                "Name" => Some(1),
-                                "name" => Some(2),
-                                "NAME" => Some(3),
-                                _ => None,
-                            }
-                        }
-
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
-                            field: usize,
+                            name: &str,
                             map: &mut A,
-                            key: &mut ::std::string::String,
+                            seen: &mut serde_struct::Seen,
                         ) -> Result<(), A::Error> {
-                            match field {
-                                0 => serde_struct::read_optional_struct(map, &mut self.spec),
-                                1 => serde_struct::read(map, &mut self.name_3),
-                                2 => serde_struct::read(map, &mut self.name),
-                                3 => serde_struct::read(map, &mut self.name_2),
-                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+                            match name {
+                                "spec" => {
+                                    serde_struct::read_optional_struct(
+                                        map,
+                                        &mut self.spec,
+                                        seen,
+                                        WidgetField::spec as usize,
+                                    )
+                                }
+                                "Name" => {
+                                    serde_struct::read(map, &mut self.name_3, seen, WidgetField::name_3 as usize)
+                                }
+                                "name" => serde_struct::read(map, &mut self.name, seen, WidgetField::name as usize),
+                                "NAME" => {
+                                    serde_struct::read(map, &mut self.name_2, seen, WidgetField::name_2 as usize)
+                                }
+                                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
                             }
                         }
                     }
@@ -246,6 +254,11 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum WidgetSpec2Field {
+                        size,
+                    }
+
                     impl serde_struct::Empty for WidgetSpec2 {
                         #[inline]
                         fn empty() -> Self {
@@ -261,24 +274,23 @@ pub mod io {
                         const NAMES: &'static [&'static str] = &["size"];
                         const REQUIRED: &'static [usize] = &[];
 
-                        #[inline]
-                        fn index(name: &str) -> Option<usize> {
-                            match name {
-                                "size" => Some(0),
-                                _ => None,
-                            }
-                        }
-
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
-                            field: usize,
+                            name: &str,
                             map: &mut A,
-                            key: &mut ::std::string::String,
+                            seen: &mut serde_struct::Seen,
                         ) -> Result<(), A::Error> {
-                            match field {
-                                0 => serde_struct::read_integral(map, &mut self.size),
-                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+                            match name {
+                                "size" => {
+                                    serde_struct::read_integral(
+                                        map,
+                                        &mut self.size,
+                                        seen,
+                                        WidgetSpec2Field::size as usize,
+                                    )
+                                }
+                                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
                             }
                         }
                     }
@@ -365,6 +377,11 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum Widget2Field {
+                        other,
+                    }
+
                     impl serde_struct::Empty for Widget2 {
                         #[inline]
                         fn empty() -> Self {
@@ -380,24 +397,23 @@ pub mod io {
                         const NAMES: &'static [&'static str] = &["other"];
                         const REQUIRED: &'static [usize] = &[];
 
-                        #[inline]
-                        fn index(name: &str) -> Option<usize> {
-                            match name {
-                                "other" => Some(0),
-                                _ => None,
-                            }
-                        }
-
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
-                            field: usize,
+                            name: &str,
                             map: &mut A,
-                            key: &mut ::std::string::String,
+                            seen: &mut serde_struct::Seen,
                         ) -> Result<(), A::Error> {
-                            match field {
-                                0 => serde_struct::read_optional_struct(map, &mut self.other),
-                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+                            match name {
+                                "other" => {
+                                    serde_struct::read_optional_struct(
+                                        map,
+                                        &mut self.other,
+                                        seen,
+                                        Widget2Field::other as usize,
+                                    )
+                                }
+                                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
                             }
                         }
                     }
@@ -485,6 +501,11 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum WidgetSpecField {
+                        replicas,
+                    }
+
                     impl serde_struct::Empty for WidgetSpec {
                         #[inline]
                         fn empty() -> Self {
@@ -500,24 +521,23 @@ pub mod io {
                         const NAMES: &'static [&'static str] = &["replicas"];
                         const REQUIRED: &'static [usize] = &[];
 
-                        #[inline]
-                        fn index(name: &str) -> Option<usize> {
-                            match name {
-                                "replicas" => Some(0),
-                                _ => None,
-                            }
-                        }
-
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
-                            field: usize,
+                            name: &str,
                             map: &mut A,
-                            key: &mut ::std::string::String,
+                            seen: &mut serde_struct::Seen,
                         ) -> Result<(), A::Error> {
-                            match field {
-                                0 => serde_struct::read(map, &mut self.replicas),
-                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+                            match name {
+                                "replicas" => {
+                                    serde_struct::read(
+                                        map,
+                                        &mut self.replicas,
+                                        seen,
+                                        WidgetSpecField::replicas as usize,
+                                    )
+                                }
+                                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
                             }
                         }
                     }
@@ -605,6 +625,11 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum WidgetField {
+                        v1,
+                    }
+
                     impl serde_struct::Empty for Widget {
                         #[inline]
                         fn empty() -> Self {
@@ -620,24 +645,23 @@ pub mod io {
                         const NAMES: &'static [&'static str] = &["v1"];
                         const REQUIRED: &'static [usize] = &[];
 
-                        #[inline]
-                        fn index(name: &str) -> Option<usize> {
-                            match name {
-                                "v1" => Some(0),
-                                _ => None,
-                            }
-                        }
-
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
-                            field: usize,
+                            name: &str,
                             map: &mut A,
-                            key: &mut ::std::string::String,
+                            seen: &mut serde_struct::Seen,
                         ) -> Result<(), A::Error> {
-                            match field {
-                                0 => serde_struct::read_optional_struct(map, &mut self.v1),
-                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+                            match name {
+                                "v1" => {
+                                    serde_struct::read_optional_struct(
+                                        map,
+                                        &mut self.v1,
+                                        seen,
+                                        WidgetField::v1 as usize,
+                                    )
+                                }
+                                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
                             }
                         }
                     }

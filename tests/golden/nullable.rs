@@ -91,6 +91,12 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum ChildField {
+                        a,
+                        next,
+                    }
+
                     impl serde_struct::Empty for Child {
                         #[inline]
                         fn empty() -> Self {
@@ -107,26 +113,19 @@ pub mod io {
                         const NAMES: &'static [&'static str] = &["a", "next"];
                         const REQUIRED: &'static [usize] = &[];
 
-                        #[inline]
-                        fn index(name: &str) -> Option<usize> {
-                            match name {
-                                "a" => Some(0),
-                                "next" => Some(1),
-                                _ => None,
-                            }
-                        }
-
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
-                            field: usize,
+                            name: &str,
                             map: &mut A,
-                            key: &mut ::std::string::String,
+                            seen: &mut serde_struct::Seen,
                         ) -> Result<(), A::Error> {
-                            match field {
-                                0 => serde_struct::read(map, &mut self.a),
-                                1 => serde_struct::read_some(map, &mut self.next),
-                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+                            match name {
+                                "a" => serde_struct::read(map, &mut self.a, seen, ChildField::a as usize),
+                                "next" => {
+                                    serde_struct::read_some(map, &mut self.next, seen, ChildField::next as usize)
+                                }
+                                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
                             }
                         }
                     }
@@ -248,6 +247,20 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum NullablesField {
+                        name,
+                        child,
+                        note,
+                        count,
+                        parent,
+                        mode,
+                        tags,
+                        labels,
+                        scores,
+                        plain,
+                    }
+
                     impl serde_struct::Empty for Nullables {
                         #[inline]
                         fn empty() -> Self {
@@ -281,44 +294,80 @@ pub mod io {
                             "scores",
                             "plain",
                         ];
-                        const REQUIRED: &'static [usize] = &[0, 1];
-
-                        #[inline]
-                        fn index(name: &str) -> Option<usize> {
-                            match name {
-                                "name" => Some(0),
-                                "child" => Some(1),
-                                "note" => Some(2),
-                                "count" => Some(3),
-                                "parent" => Some(4),
-                                "mode" => Some(5),
-                                "tags" => Some(6),
-                                "labels" => Some(7),
-                                "scores" => Some(8),
-                                "plain" => Some(9),
-                                _ => None,
-                            }
-                        }
+                        const REQUIRED: &'static [usize] = &[
+                            NullablesField::name as usize,
+                            NullablesField::child as usize,
+                        ];
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
-                            field: usize,
+                            name: &str,
                             map: &mut A,
-                            key: &mut ::std::string::String,
+                            seen: &mut serde_struct::Seen,
                         ) -> Result<(), A::Error> {
-                            match field {
-                                0 => serde_struct::read(map, &mut self.name),
-                                1 => serde_struct::read(map, &mut self.child),
-                                2 => serde_struct::read_some(map, &mut self.note),
-                                3 => serde_struct::read_some(map, &mut self.count),
-                                4 => serde_struct::read_some(map, &mut self.parent),
-                                5 => serde_struct::read_some(map, &mut self.mode),
-                                6 => serde_struct::read_some(map, &mut self.tags),
-                                7 => serde_struct::read(map, &mut self.labels),
-                                8 => serde_struct::read_integral(map, &mut self.scores),
-                                9 => serde_struct::read(map, &mut self.plain),
-                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+                            match name {
+                                "name" => {
+                                    serde_struct::read(map, &mut self.name, seen, NullablesField::name as usize)
+                                }
+                                "child" => {
+                                    serde_struct::read(map, &mut self.child, seen, NullablesField::child as usize)
+                                }
+                                "note" => {
+                                    serde_struct::read_some(
+                                        map,
+                                        &mut self.note,
+                                        seen,
+                                        NullablesField::note as usize,
+                                    )
+                                }
+                                "count" => {
+                                    serde_struct::read_some(
+                                        map,
+                                        &mut self.count,
+                                        seen,
+                                        NullablesField::count as usize,
+                                    )
+                                }
+                                "parent" => {
+                                    serde_struct::read_some(
+                                        map,
+                                        &mut self.parent,
+                                        seen,
+                                        NullablesField::parent as usize,
+                                    )
+                                }
+                                "mode" => {
+                                    serde_struct::read_some(
+                                        map,
+                                        &mut self.mode,
+                                        seen,
+                                        NullablesField::mode as usize,
+                                    )
+                                }
+                                "tags" => {
+                                    serde_struct::read_some(
+                                        map,
+                                        &mut self.tags,
+                                        seen,
+                                        NullablesField::tags as usize,
+                                    )
+                                }
+                                "labels" => {
+                                    serde_struct::read(map, &mut self.labels, seen, NullablesField::labels as usize)
+                                }
+                                "scores" => {
+                                    serde_struct::read_integral(
+                                        map,
+                                        &mut self.scores,
+                                        seen,
+                                        NullablesField::scores as usize,
+                                    )
+                                }
+                                "plain" => {
+                                    serde_struct::read(map, &mut self.plain, seen, NullablesField::plain as usize)
+                                }
+                                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
                             }
                         }
                     }

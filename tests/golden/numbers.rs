@@ -96,6 +96,14 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum WeightsField {
+                        factor,
+                        ratio,
+                        samples,
+                        limits,
+                    }
+
                     impl serde_struct::Empty for Weights {
                         #[inline]
                         fn empty() -> Self {
@@ -112,32 +120,29 @@ pub mod io {
                     impl<'de> serde_struct::ReadFields<'de> for Weights {
                         const NAME: &'static str = "Weights";
                         const NAMES: &'static [&'static str] = &["factor", "ratio", "samples", "limits"];
-                        const REQUIRED: &'static [usize] = &[0];
-
-                        #[inline]
-                        fn index(name: &str) -> Option<usize> {
-                            match name {
-                                "factor" => Some(0),
-                                "ratio" => Some(1),
-                                "samples" => Some(2),
-                                "limits" => Some(3),
-                                _ => None,
-                            }
-                        }
+                        const REQUIRED: &'static [usize] = &[WeightsField::factor as usize];
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
-                            field: usize,
+                            name: &str,
                             map: &mut A,
-                            key: &mut ::std::string::String,
+                            seen: &mut serde_struct::Seen,
                         ) -> Result<(), A::Error> {
-                            match field {
-                                0 => serde_struct::read(map, &mut self.factor),
-                                1 => serde_struct::read(map, &mut self.ratio),
-                                2 => serde_struct::read(map, &mut self.samples),
-                                3 => serde_struct::read(map, &mut self.limits),
-                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+                            match name {
+                                "factor" => {
+                                    serde_struct::read(map, &mut self.factor, seen, WeightsField::factor as usize)
+                                }
+                                "ratio" => {
+                                    serde_struct::read(map, &mut self.ratio, seen, WeightsField::ratio as usize)
+                                }
+                                "samples" => {
+                                    serde_struct::read(map, &mut self.samples, seen, WeightsField::samples as usize)
+                                }
+                                "limits" => {
+                                    serde_struct::read(map, &mut self.limits, seen, WeightsField::limits as usize)
+                                }
+                                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
                             }
                         }
                     }

@@ -227,6 +227,11 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum LeafField {
+                        name,
+                    }
+
                     impl serde_struct::Empty for Leaf {
                         #[inline]
                         fn empty() -> Self {
@@ -242,24 +247,16 @@ pub mod io {
                         const NAMES: &'static [&'static str] = &["name"];
                         const REQUIRED: &'static [usize] = &[];
 
-                        #[inline]
-                        fn index(name: &str) -> Option<usize> {
-                            match name {
-                                "name" => Some(0),
-                                _ => None,
-                            }
-                        }
-
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
-                            field: usize,
+                            name: &str,
                             map: &mut A,
-                            key: &mut ::std::string::String,
+                            seen: &mut serde_struct::Seen,
                         ) -> Result<(), A::Error> {
-                            match field {
-                                0 => serde_struct::read(map, &mut self.name),
-                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+                            match name {
+                                "name" => serde_struct::read(map, &mut self.name, seen, LeafField::name as usize),
+                                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
                             }
                         }
                     }
@@ -358,6 +355,14 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum NodeField {
+                        children,
+                        next,
+                        by_name,
+                        value,
+                    }
+
                     impl serde_struct::Empty for Node {
                         #[inline]
                         fn empty() -> Self {
@@ -376,30 +381,30 @@ pub mod io {
                         const NAMES: &'static [&'static str] = &["children", "next", "byName", "value"];
                         const REQUIRED: &'static [usize] = &[];
 
-                        #[inline]
-                        fn index(name: &str) -> Option<usize> {
-                            match name {
-                                "children" => Some(0),
-                                "next" => Some(1),
-                                "byName" => Some(2),
-                                "value" => Some(3),
-                                _ => None,
-                            }
-                        }
-
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
-                            field: usize,
+                            name: &str,
                             map: &mut A,
-                            key: &mut ::std::string::String,
+                            seen: &mut serde_struct::Seen,
                         ) -> Result<(), A::Error> {
-                            match field {
-                                0 => serde_struct::read_optional_struct_list(map, &mut self.children),
-                                1 => serde_struct::read(map, &mut self.next),
-                                2 => serde_struct::read(map, &mut self.by_name),
-                                3 => serde_struct::read(map, &mut self.value),
-                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+                            match name {
+                                "children" => {
+                                    serde_struct::read_optional_struct_list(
+                                        map,
+                                        &mut self.children,
+                                        seen,
+                                        NodeField::children as usize,
+                                    )
+                                }
+                                "next" => serde_struct::read(map, &mut self.next, seen, NodeField::next as usize),
+                                "byName" => {
+                                    serde_struct::read(map, &mut self.by_name, seen, NodeField::by_name as usize)
+                                }
+                                "value" => {
+                                    serde_struct::read(map, &mut self.value, seen, NodeField::value as usize)
+                                }
+                                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
                             }
                         }
                     }
@@ -543,6 +548,12 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum OddField {
+                        even,
+                        leaf,
+                    }
+
                     impl serde_struct::Empty for Odd {
                         #[inline]
                         fn empty() -> Self {
@@ -559,26 +570,24 @@ pub mod io {
                         const NAMES: &'static [&'static str] = &["even", "leaf"];
                         const REQUIRED: &'static [usize] = &[];
 
-                        #[inline]
-                        fn index(name: &str) -> Option<usize> {
-                            match name {
-                                "even" => Some(0),
-                                "leaf" => Some(1),
-                                _ => None,
-                            }
-                        }
-
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
-                            field: usize,
+                            name: &str,
                             map: &mut A,
-                            key: &mut ::std::string::String,
+                            seen: &mut serde_struct::Seen,
                         ) -> Result<(), A::Error> {
-                            match field {
-                                0 => serde_struct::read(map, &mut self.even),
-                                1 => serde_struct::read_optional_struct(map, &mut self.leaf),
-                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+                            match name {
+                                "even" => serde_struct::read(map, &mut self.even, seen, OddField::even as usize),
+                                "leaf" => {
+                                    serde_struct::read_optional_struct(
+                                        map,
+                                        &mut self.leaf,
+                                        seen,
+                                        OddField::leaf as usize,
+                                    )
+                                }
+                                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
                             }
                         }
                     }
@@ -686,6 +695,13 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum PropsField {
+                        not,
+                        items,
+                        properties,
+                    }
+
                     impl serde_struct::Empty for Props {
                         #[inline]
                         fn empty() -> Self {
@@ -703,28 +719,27 @@ pub mod io {
                         const NAMES: &'static [&'static str] = &["not", "items", "properties"];
                         const REQUIRED: &'static [usize] = &[];
 
-                        #[inline]
-                        fn index(name: &str) -> Option<usize> {
-                            match name {
-                                "not" => Some(0),
-                                "items" => Some(1),
-                                "properties" => Some(2),
-                                _ => None,
-                            }
-                        }
-
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
-                            field: usize,
+                            name: &str,
                             map: &mut A,
-                            key: &mut ::std::string::String,
+                            seen: &mut serde_struct::Seen,
                         ) -> Result<(), A::Error> {
-                            match field {
-                                0 => serde_struct::read(map, &mut self.not),
-                                1 => serde_struct::read(map, &mut self.items),
-                                2 => serde_struct::read(map, &mut self.properties),
-                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+                            match name {
+                                "not" => serde_struct::read(map, &mut self.not, seen, PropsField::not as usize),
+                                "items" => {
+                                    serde_struct::read(map, &mut self.items, seen, PropsField::items as usize)
+                                }
+                                "properties" => {
+                                    serde_struct::read(
+                                        map,
+                                        &mut self.properties,
+                                        seen,
+                                        PropsField::properties as usize,
+                                    )
+                                }
+                                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
                             }
                         }
                     }

@@ -124,6 +124,13 @@ pub mod com {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum WidgetField {
+                        api_version,
+                        kind,
+                        size,
+                    }
+
                     impl serde_struct::Empty for Widget {
                         #[inline]
                         fn empty() -> Self {
@@ -141,28 +148,25 @@ pub mod com {
                         const NAMES: &'static [&'static str] = &["apiVersion", "kind", "size"];
                         const REQUIRED: &'static [usize] = &[];
 
-                        #[inline]
-                        fn index(name: &str) -> Option<usize> {
-                            match name {
-                                "apiVersion" => Some(0),
-                                "kind" => Some(1),
-                                "size" => Some(2),
-                                _ => None,
-                            }
-                        }
-
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
-                            field: usize,
+                            name: &str,
                             map: &mut A,
-                            key: &mut ::std::string::String,
+                            seen: &mut serde_struct::Seen,
                         ) -> Result<(), A::Error> {
-                            match field {
-                                0 => serde_struct::read(map, &mut self.api_version),
-                                1 => serde_struct::read(map, &mut self.kind),
-                                2 => serde_struct::read(map, &mut self.size),
-                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+                            match name {
+                                "apiVersion" => {
+                                    serde_struct::read(
+                                        map,
+                                        &mut self.api_version,
+                                        seen,
+                                        WidgetField::api_version as usize,
+                                    )
+                                }
+                                "kind" => serde_struct::read(map, &mut self.kind, seen, WidgetField::kind as usize),
+                                "size" => serde_struct::read(map, &mut self.size, seen, WidgetField::size as usize),
+                                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
                             }
                         }
                     }
@@ -577,6 +581,13 @@ pub mod com {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum WidgetListField {
+                        api_version,
+                        items,
+                        kind,
+                    }
+
                     impl serde_struct::Empty for WidgetList {
                         #[inline]
                         fn empty() -> Self {
@@ -592,30 +603,36 @@ pub mod com {
                     impl<'de> serde_struct::ReadFields<'de> for WidgetList {
                         const NAME: &'static str = "WidgetList";
                         const NAMES: &'static [&'static str] = &["apiVersion", "items", "kind"];
-                        const REQUIRED: &'static [usize] = &[1];
-
-                        #[inline]
-                        fn index(name: &str) -> Option<usize> {
-                            match name {
-                                "apiVersion" => Some(0),
-                                "items" => Some(1),
-                                "kind" => Some(2),
-                                _ => None,
-                            }
-                        }
+                        const REQUIRED: &'static [usize] = &[WidgetListField::items as usize];
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
-                            field: usize,
+                            name: &str,
                             map: &mut A,
-                            key: &mut ::std::string::String,
+                            seen: &mut serde_struct::Seen,
                         ) -> Result<(), A::Error> {
-                            match field {
-                                0 => serde_struct::read(map, &mut self.api_version),
-                                1 => serde_struct::read_struct_list(map, &mut self.items),
-                                2 => serde_struct::read(map, &mut self.kind),
-                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+                            match name {
+                                "apiVersion" => {
+                                    serde_struct::read(
+                                        map,
+                                        &mut self.api_version,
+                                        seen,
+                                        WidgetListField::api_version as usize,
+                                    )
+                                }
+                                "items" => {
+                                    serde_struct::read_struct_list(
+                                        map,
+                                        &mut self.items,
+                                        seen,
+                                        WidgetListField::items as usize,
+                                    )
+                                }
+                                "kind" => {
+                                    serde_struct::read(map, &mut self.kind, seen, WidgetListField::kind as usize)
+                                }
+                                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
                             }
                         }
                     }

@@ -145,6 +145,15 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum RelayField {
+                        spec,
+                        status,
+                        metadata,
+                        api_version,
+                        kind,
+                    }
+
                     impl serde_struct::Empty for Relay {
                         #[inline]
                         fn empty() -> Self {
@@ -170,32 +179,48 @@ pub mod io {
                         ];
                         const REQUIRED: &'static [usize] = &[];
 
-                        #[inline]
-                        fn index(name: &str) -> Option<usize> {
-                            match name {
-                                "spec" => Some(0),
-                                "status" => Some(1),
-                                "metadata" => Some(2),
-                                "apiVersion" => Some(3),
-                                "kind" => Some(4),
-                                _ => None,
-                            }
-                        }
-
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
-                            field: usize,
+                            name: &str,
                             map: &mut A,
-                            key: &mut ::std::string::String,
+                            seen: &mut serde_struct::Seen,
                         ) -> Result<(), A::Error> {
-                            match field {
-                                0 => serde_struct::read_optional_struct(map, &mut self.spec),
-                                1 => serde_struct::read_optional_struct(map, &mut self.status),
-                                2 => serde_struct::read_optional_struct(map, &mut self.metadata),
-                                3 => serde_struct::read(map, &mut self.api_version),
-                                4 => serde_struct::read(map, &mut self.kind),
-                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+                            match name {
+                                "spec" => {
+                                    serde_struct::read_optional_struct(
+                                        map,
+                                        &mut self.spec,
+                                        seen,
+                                        RelayField::spec as usize,
+                                    )
+                                }
+                                "status" => {
+                                    serde_struct::read_optional_struct(
+                                        map,
+                                        &mut self.status,
+                                        seen,
+                                        RelayField::status as usize,
+                                    )
+                                }
+                                "metadata" => {
+                                    serde_struct::read_optional_struct(
+                                        map,
+                                        &mut self.metadata,
+                                        seen,
+                                        RelayField::metadata as usize,
+                                    )
+                                }
+                                "apiVersion" => {
+                                    serde_struct::read(
+                                        map,
+                                        &mut self.api_version,
+                                        seen,
+                                        RelayField::api_version as usize,
+                                    )
+                                }
+                                "kind" => serde_struct::read(map, &mut self.kind, seen, RelayField::kind as usize),
+                                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
                             }
                         }
                     }
@@ -916,6 +941,15 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum RelaySpecField {
+                        primary,
+                        backup,
+                        env,
+                        selector,
+                        stages,
+                    }
+
                     impl serde_struct::Empty for RelaySpec {
                         #[inline]
                         fn empty() -> Self {
@@ -935,32 +969,55 @@ pub mod io {
                         const NAMES: &'static [&'static str] = &["primary", "backup", "env", "selector", "stages"];
                         const REQUIRED: &'static [usize] = &[];
 
-                        #[inline]
-                        fn index(name: &str) -> Option<usize> {
-                            match name {
-                                "primary" => Some(0),
-                                "backup" => Some(1),
-                                "env" => Some(2),
-                                "selector" => Some(3),
-                                "stages" => Some(4),
-                                _ => None,
-                            }
-                        }
-
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
-                            field: usize,
+                            name: &str,
                             map: &mut A,
-                            key: &mut ::std::string::String,
+                            seen: &mut serde_struct::Seen,
                         ) -> Result<(), A::Error> {
-                            match field {
-                                0 => serde_struct::read_optional_struct(map, &mut self.primary),
-                                1 => serde_struct::read_optional_struct(map, &mut self.backup),
-                                2 => serde_struct::read_optional_struct_list(map, &mut self.env),
-                                3 => serde_struct::read_optional_struct(map, &mut self.selector),
-                                4 => serde_struct::read_optional_struct_list(map, &mut self.stages),
-                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+                            match name {
+                                "primary" => {
+                                    serde_struct::read_optional_struct(
+                                        map,
+                                        &mut self.primary,
+                                        seen,
+                                        RelaySpecField::primary as usize,
+                                    )
+                                }
+                                "backup" => {
+                                    serde_struct::read_optional_struct(
+                                        map,
+                                        &mut self.backup,
+                                        seen,
+                                        RelaySpecField::backup as usize,
+                                    )
+                                }
+                                "env" => {
+                                    serde_struct::read_optional_struct_list(
+                                        map,
+                                        &mut self.env,
+                                        seen,
+                                        RelaySpecField::env as usize,
+                                    )
+                                }
+                                "selector" => {
+                                    serde_struct::read_optional_struct(
+                                        map,
+                                        &mut self.selector,
+                                        seen,
+                                        RelaySpecField::selector as usize,
+                                    )
+                                }
+                                "stages" => {
+                                    serde_struct::read_optional_struct_list(
+                                        map,
+                                        &mut self.stages,
+                                        seen,
+                                        RelaySpecField::stages as usize,
+                                    )
+                                }
+                                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
                             }
                         }
                     }
@@ -1124,6 +1181,13 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum RelaySpecBackupField {
+                        host,
+                        port,
+                        protocol,
+                    }
+
                     impl serde_struct::Empty for RelaySpecBackup {
                         #[inline]
                         fn empty() -> Self {
@@ -1139,30 +1203,41 @@ pub mod io {
                     impl<'de> serde_struct::ReadFields<'de> for RelaySpecBackup {
                         const NAME: &'static str = "RelaySpecBackup";
                         const NAMES: &'static [&'static str] = &["host", "port", "protocol"];
-                        const REQUIRED: &'static [usize] = &[0];
-
-                        #[inline]
-                        fn index(name: &str) -> Option<usize> {
-                            match name {
-                                "host" => Some(0),
-                                "port" => Some(1),
-                                "protocol" => Some(2),
-                                _ => None,
-                            }
-                        }
+                        const REQUIRED: &'static [usize] = &[RelaySpecBackupField::host as usize];
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
-                            field: usize,
+                            name: &str,
                             map: &mut A,
-                            key: &mut ::std::string::String,
+                            seen: &mut serde_struct::Seen,
                         ) -> Result<(), A::Error> {
-                            match field {
-                                0 => serde_struct::read(map, &mut self.host),
-                                1 => serde_struct::read(map, &mut self.port),
-                                2 => serde_struct::read(map, &mut self.protocol),
-                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+                            match name {
+                                "host" => {
+                                    serde_struct::read(
+                                        map,
+                                        &mut self.host,
+                                        seen,
+                                        RelaySpecBackupField::host as usize,
+                                    )
+                                }
+                                "port" => {
+                                    serde_struct::read(
+                                        map,
+                                        &mut self.port,
+                                        seen,
+                                        RelaySpecBackupField::port as usize,
+                                    )
+                                }
+                                "protocol" => {
+                                    serde_struct::read(
+                                        map,
+                                        &mut self.protocol,
+                                        seen,
+                                        RelaySpecBackupField::protocol as usize,
+                                    )
+                                }
+                                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
                             }
                         }
                     }
@@ -1350,6 +1425,12 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum RelaySpecEnvField {
+                        name,
+                        value_from,
+                    }
+
                     impl serde_struct::Empty for RelaySpecEnv {
                         #[inline]
                         fn empty() -> Self {
@@ -1364,28 +1445,28 @@ pub mod io {
                     impl<'de> serde_struct::ReadFields<'de> for RelaySpecEnv {
                         const NAME: &'static str = "RelaySpecEnv";
                         const NAMES: &'static [&'static str] = &["name", "valueFrom"];
-                        const REQUIRED: &'static [usize] = &[0];
-
-                        #[inline]
-                        fn index(name: &str) -> Option<usize> {
-                            match name {
-                                "name" => Some(0),
-                                "valueFrom" => Some(1),
-                                _ => None,
-                            }
-                        }
+                        const REQUIRED: &'static [usize] = &[RelaySpecEnvField::name as usize];
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
-                            field: usize,
+                            name: &str,
                             map: &mut A,
-                            key: &mut ::std::string::String,
+                            seen: &mut serde_struct::Seen,
                         ) -> Result<(), A::Error> {
-                            match field {
-                                0 => serde_struct::read(map, &mut self.name),
-                                1 => serde_struct::read_optional_struct(map, &mut self.value_from),
-                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+                            match name {
+                                "name" => {
+                                    serde_struct::read(map, &mut self.name, seen, RelaySpecEnvField::name as usize)
+                                }
+                                "valueFrom" => {
+                                    serde_struct::read_optional_struct(
+                                        map,
+                                        &mut self.value_from,
+                                        seen,
+                                        RelaySpecEnvField::value_from as usize,
+                                    )
+                                }
+                                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
                             }
                         }
                     }
@@ -1499,6 +1580,12 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum RelaySpecEnvValueFromField {
+                        config_map_key_ref,
+                        secret_key_ref,
+                    }
+
                     impl serde_struct::Empty for RelaySpecEnvValueFrom {
                         #[inline]
                         fn empty() -> Self {
@@ -1515,26 +1602,31 @@ pub mod io {
                         const NAMES: &'static [&'static str] = &["configMapKeyRef", "secretKeyRef"];
                         const REQUIRED: &'static [usize] = &[];
 
-                        #[inline]
-                        fn index(name: &str) -> Option<usize> {
-                            match name {
-                                "configMapKeyRef" => Some(0),
-                                "secretKeyRef" => Some(1),
-                                _ => None,
-                            }
-                        }
-
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
-                            field: usize,
+                            name: &str,
                             map: &mut A,
-                            key: &mut ::std::string::String,
+                            seen: &mut serde_struct::Seen,
                         ) -> Result<(), A::Error> {
-                            match field {
-                                0 => serde_struct::read_optional_struct(map, &mut self.config_map_key_ref),
-                                1 => serde_struct::read_optional_struct(map, &mut self.secret_key_ref),
-                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+                            match name {
+                                "configMapKeyRef" => {
+                                    serde_struct::read_optional_struct(
+                                        map,
+                                        &mut self.config_map_key_ref,
+                                        seen,
+                                        RelaySpecEnvValueFromField::config_map_key_ref as usize,
+                                    )
+                                }
+                                "secretKeyRef" => {
+                                    serde_struct::read_optional_struct(
+                                        map,
+                                        &mut self.secret_key_ref,
+                                        seen,
+                                        RelaySpecEnvValueFromField::secret_key_ref as usize,
+                                    )
+                                }
+                                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
                             }
                         }
                     }
@@ -1642,6 +1734,13 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum ConfigMapKeySelectorField {
+                        key,
+                        name,
+                        optional,
+                    }
+
                     impl serde_struct::Empty for ConfigMapKeySelector {
                         #[inline]
                         fn empty() -> Self {
@@ -1657,30 +1756,41 @@ pub mod io {
                     impl<'de> serde_struct::ReadFields<'de> for ConfigMapKeySelector {
                         const NAME: &'static str = "ConfigMapKeySelector";
                         const NAMES: &'static [&'static str] = &["key", "name", "optional"];
-                        const REQUIRED: &'static [usize] = &[0];
-
-                        #[inline]
-                        fn index(name: &str) -> Option<usize> {
-                            match name {
-                                "key" => Some(0),
-                                "name" => Some(1),
-                                "optional" => Some(2),
-                                _ => None,
-                            }
-                        }
+                        const REQUIRED: &'static [usize] = &[ConfigMapKeySelectorField::key as usize];
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
-                            field: usize,
+                            name: &str,
                             map: &mut A,
-                            key: &mut ::std::string::String,
+                            seen: &mut serde_struct::Seen,
                         ) -> Result<(), A::Error> {
-                            match field {
-                                0 => serde_struct::read(map, &mut self.key),
-                                1 => serde_struct::read(map, &mut self.name),
-                                2 => serde_struct::read(map, &mut self.optional),
-                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+                            match name {
+                                "key" => {
+                                    serde_struct::read(
+                                        map,
+                                        &mut self.key,
+                                        seen,
+                                        ConfigMapKeySelectorField::key as usize,
+                                    )
+                                }
+                                "name" => {
+                                    serde_struct::read(
+                                        map,
+                                        &mut self.name,
+                                        seen,
+                                        ConfigMapKeySelectorField::name as usize,
+                                    )
+                                }
+                                "optional" => {
+                                    serde_struct::read(
+                                        map,
+                                        &mut self.optional,
+                                        seen,
+                                        ConfigMapKeySelectorField::optional as usize,
+                                    )
+                                }
+                                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
                             }
                         }
                     }
@@ -1797,6 +1907,13 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum SecretKeySelectorField {
+                        key,
+                        name,
+                        optional,
+                    }
+
                     impl serde_struct::Empty for SecretKeySelector {
                         #[inline]
                         fn empty() -> Self {
@@ -1812,30 +1929,41 @@ pub mod io {
                     impl<'de> serde_struct::ReadFields<'de> for SecretKeySelector {
                         const NAME: &'static str = "SecretKeySelector";
                         const NAMES: &'static [&'static str] = &["key", "name", "optional"];
-                        const REQUIRED: &'static [usize] = &[0];
-
-                        #[inline]
-                        fn index(name: &str) -> Option<usize> {
-                            match name {
-                                "key" => Some(0),
-                                "name" => Some(1),
-                                "optional" => Some(2),
-                                _ => None,
-                            }
-                        }
+                        const REQUIRED: &'static [usize] = &[SecretKeySelectorField::key as usize];
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
-                            field: usize,
+                            name: &str,
                             map: &mut A,
-                            key: &mut ::std::string::String,
+                            seen: &mut serde_struct::Seen,
                         ) -> Result<(), A::Error> {
-                            match field {
-                                0 => serde_struct::read(map, &mut self.key),
-                                1 => serde_struct::read(map, &mut self.name),
-                                2 => serde_struct::read(map, &mut self.optional),
-                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+                            match name {
+                                "key" => {
+                                    serde_struct::read(
+                                        map,
+                                        &mut self.key,
+                                        seen,
+                                        SecretKeySelectorField::key as usize,
+                                    )
+                                }
+                                "name" => {
+                                    serde_struct::read(
+                                        map,
+                                        &mut self.name,
+                                        seen,
+                                        SecretKeySelectorField::name as usize,
+                                    )
+                                }
+                                "optional" => {
+                                    serde_struct::read(
+                                        map,
+                                        &mut self.optional,
+                                        seen,
+                                        SecretKeySelectorField::optional as usize,
+                                    )
+                                }
+                                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
                             }
                         }
                     }
@@ -1943,6 +2071,13 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum RelaySpecStagesField {
+                        name,
+                        target,
+                        env,
+                    }
+
                     impl serde_struct::Empty for RelaySpecStages {
                         #[inline]
                         fn empty() -> Self {
@@ -1960,28 +2095,39 @@ pub mod io {
                         const NAMES: &'static [&'static str] = &["name", "target", "env"];
                         const REQUIRED: &'static [usize] = &[];
 
-                        #[inline]
-                        fn index(name: &str) -> Option<usize> {
-                            match name {
-                                "name" => Some(0),
-                                "target" => Some(1),
-                                "env" => Some(2),
-                                _ => None,
-                            }
-                        }
-
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
-                            field: usize,
+                            name: &str,
                             map: &mut A,
-                            key: &mut ::std::string::String,
+                            seen: &mut serde_struct::Seen,
                         ) -> Result<(), A::Error> {
-                            match field {
-                                0 => serde_struct::read(map, &mut self.name),
-                                1 => serde_struct::read_optional_struct(map, &mut self.target),
-                                2 => serde_struct::read_optional_struct_list(map, &mut self.env),
-                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+                            match name {
+                                "name" => {
+                                    serde_struct::read(
+                                        map,
+                                        &mut self.name,
+                                        seen,
+                                        RelaySpecStagesField::name as usize,
+                                    )
+                                }
+                                "target" => {
+                                    serde_struct::read_optional_struct(
+                                        map,
+                                        &mut self.target,
+                                        seen,
+                                        RelaySpecStagesField::target as usize,
+                                    )
+                                }
+                                "env" => {
+                                    serde_struct::read_optional_struct_list(
+                                        map,
+                                        &mut self.env,
+                                        seen,
+                                        RelaySpecStagesField::env as usize,
+                                    )
+                                }
+                                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
                             }
                         }
                     }
@@ -2093,6 +2239,11 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum RelayStatusField {
+                        active,
+                    }
+
                     impl serde_struct::Empty for RelayStatus {
                         #[inline]
                         fn empty() -> Self {
@@ -2108,24 +2259,23 @@ pub mod io {
                         const NAMES: &'static [&'static str] = &["active"];
                         const REQUIRED: &'static [usize] = &[];
 
-                        #[inline]
-                        fn index(name: &str) -> Option<usize> {
-                            match name {
-                                "active" => Some(0),
-                                _ => None,
-                            }
-                        }
-
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
-                            field: usize,
+                            name: &str,
                             map: &mut A,
-                            key: &mut ::std::string::String,
+                            seen: &mut serde_struct::Seen,
                         ) -> Result<(), A::Error> {
-                            match field {
-                                0 => serde_struct::read_optional_struct(map, &mut self.active),
-                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+                            match name {
+                                "active" => {
+                                    serde_struct::read_optional_struct(
+                                        map,
+                                        &mut self.active,
+                                        seen,
+                                        RelayStatusField::active as usize,
+                                    )
+                                }
+                                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
                             }
                         }
                     }
@@ -2241,6 +2391,14 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum RelayListField {
+                        api_version,
+                        items,
+                        kind,
+                        metadata,
+                    }
+
                     impl serde_struct::Empty for RelayList {
                         #[inline]
                         fn empty() -> Self {
@@ -2257,32 +2415,44 @@ pub mod io {
                     impl<'de> serde_struct::ReadFields<'de> for RelayList {
                         const NAME: &'static str = "RelayList";
                         const NAMES: &'static [&'static str] = &["apiVersion", "items", "kind", "metadata"];
-                        const REQUIRED: &'static [usize] = &[1];
-
-                        #[inline]
-                        fn index(name: &str) -> Option<usize> {
-                            match name {
-                                "apiVersion" => Some(0),
-                                "items" => Some(1),
-                                "kind" => Some(2),
-                                "metadata" => Some(3),
-                                _ => None,
-                            }
-                        }
+                        const REQUIRED: &'static [usize] = &[RelayListField::items as usize];
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
-                            field: usize,
+                            name: &str,
                             map: &mut A,
-                            key: &mut ::std::string::String,
+                            seen: &mut serde_struct::Seen,
                         ) -> Result<(), A::Error> {
-                            match field {
-                                0 => serde_struct::read(map, &mut self.api_version),
-                                1 => serde_struct::read_struct_list(map, &mut self.items),
-                                2 => serde_struct::read(map, &mut self.kind),
-                                3 => serde_struct::read_optional_struct(map, &mut self.metadata),
-                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+                            match name {
+                                "apiVersion" => {
+                                    serde_struct::read(
+                                        map,
+                                        &mut self.api_version,
+                                        seen,
+                                        RelayListField::api_version as usize,
+                                    )
+                                }
+                                "items" => {
+                                    serde_struct::read_struct_list(
+                                        map,
+                                        &mut self.items,
+                                        seen,
+                                        RelayListField::items as usize,
+                                    )
+                                }
+                                "kind" => {
+                                    serde_struct::read(map, &mut self.kind, seen, RelayListField::kind as usize)
+                                }
+                                "metadata" => {
+                                    serde_struct::read_optional_struct(
+                                        map,
+                                        &mut self.metadata,
+                                        seen,
+                                        RelayListField::metadata as usize,
+                                    )
+                                }
+                                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
                             }
                         }
                     }

@@ -128,6 +128,17 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum TimesField {
+                        created,
+                        renewed,
+                        anonymous,
+                        ratio,
+                        capacity,
+                        raw,
+                        nullable_name,
+                    }
+
                     impl serde_struct::Empty for Times {
                         #[inline]
                         fn empty() -> Self {
@@ -155,38 +166,46 @@ pub mod io {
                             "raw",
                             "nullableName",
                         ];
-                        const REQUIRED: &'static [usize] = &[0];
-
-                        #[inline]
-                        fn index(name: &str) -> Option<usize> {
-                            match name {
-                                "created" => Some(0),
-                                "renewed" => Some(1),
-                                "anonymous" => Some(2),
-                                "ratio" => Some(3),
-                                "capacity" => Some(4),
-                                "raw" => Some(5),
-                                "nullableName" => Some(6),
-                                _ => None,
-                            }
-                        }
+                        const REQUIRED: &'static [usize] = &[TimesField::created as usize];
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
-                            field: usize,
+                            name: &str,
                             map: &mut A,
-                            key: &mut ::std::string::String,
+                            seen: &mut serde_struct::Seen,
                         ) -> Result<(), A::Error> {
-                            match field {
-                                0 => serde_struct::read(map, &mut self.created),
-                                1 => serde_struct::read(map, &mut self.renewed),
-                                2 => serde_struct::read(map, &mut self.anonymous),
-                                3 => serde_struct::read(map, &mut self.ratio),
-                                4 => serde_struct::read(map, &mut self.capacity),
-                                5 => serde_struct::read(map, &mut self.raw),
-                                6 => serde_struct::read_some(map, &mut self.nullable_name),
-                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+                            match name {
+                                "created" => {
+                                    serde_struct::read(map, &mut self.created, seen, TimesField::created as usize)
+                                }
+                                "renewed" => {
+                                    serde_struct::read(map, &mut self.renewed, seen, TimesField::renewed as usize)
+                                }
+                                "anonymous" => {
+                                    serde_struct::read(
+                                        map,
+                                        &mut self.anonymous,
+                                        seen,
+                                        TimesField::anonymous as usize,
+                                    )
+                                }
+                                "ratio" => {
+                                    serde_struct::read(map, &mut self.ratio, seen, TimesField::ratio as usize)
+                                }
+                                "capacity" => {
+                                    serde_struct::read(map, &mut self.capacity, seen, TimesField::capacity as usize)
+                                }
+                                "raw" => serde_struct::read(map, &mut self.raw, seen, TimesField::raw as usize),
+                                "nullableName" => {
+                                    serde_struct::read_some(
+                                        map,
+                                        &mut self.nullable_name,
+                                        seen,
+                                        TimesField::nullable_name as usize,
+                                    )
+                                }
+                                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
                             }
                         }
                     }

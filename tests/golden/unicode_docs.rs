@@ -120,6 +120,16 @@ pub mod com {
                     const _: () = {
                         use ::kubeforge_runtime::serde_struct;
 
+                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                        enum LeaseField {
+                            holder_identity,
+                            script,
+                            fence,
+                            links,
+                            comment,
+                            heading,
+                        }
+
                         impl serde_struct::Empty for Lease {
                             #[inline]
                             fn empty() -> Self {
@@ -147,34 +157,38 @@ pub mod com {
                             ];
                             const REQUIRED: &'static [usize] = &[];
 
-                            #[inline]
-                            fn index(name: &str) -> Option<usize> {
-                                match name {
-                                    "holderIdentity" => Some(0),
-                                    "script" => Some(1),
-                                    "fence" => Some(2),
-                                    "links" => Some(3),
-                                    "comment" => Some(4),
-                                    "heading" => Some(5),
-                                    _ => None,
-                                }
-                            }
-
                             #[allow(clippy::too_many_lines)]
                             fn read_field<A: ::serde::de::MapAccess<'de>>(
                                 &mut self,
-                                field: usize,
+                                name: &str,
                                 map: &mut A,
-                                key: &mut ::std::string::String,
+                                seen: &mut serde_struct::Seen,
                             ) -> Result<(), A::Error> {
-                                match field {
-                                    0 => serde_struct::read(map, &mut self.holder_identity),
-                                    1 => serde_struct::read(map, &mut self.script),
-                                    2 => serde_struct::read(map, &mut self.fence),
-                                    3 => serde_struct::read(map, &mut self.links),
-                                    4 => serde_struct::read(map, &mut self.comment),
-                                    5 => serde_struct::read(map, &mut self.heading),
-                                    _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+                                match name {
+                                    "holderIdentity" => {
+                                        serde_struct::read(
+                                            map,
+                                            &mut self.holder_identity,
+                                            seen,
+                                            LeaseField::holder_identity as usize,
+                                        )
+                                    }
+                                    "script" => {
+                                        serde_struct::read(map, &mut self.script, seen, LeaseField::script as usize)
+                                    }
+                                    "fence" => {
+                                        serde_struct::read(map, &mut self.fence, seen, LeaseField::fence as usize)
+                                    }
+                                    "links" => {
+                                        serde_struct::read(map, &mut self.links, seen, LeaseField::links as usize)
+                                    }
+                                    "comment" => {
+                                        serde_struct::read(map, &mut self.comment, seen, LeaseField::comment as usize)
+                                    }
+                                    "heading" => {
+                                        serde_struct::read(map, &mut self.heading, seen, LeaseField::heading as usize)
+                                    }
+                                    _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
                                 }
                             }
                         }

@@ -134,6 +134,14 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum GadgetField {
+                        spec,
+                        metadata,
+                        api_version,
+                        kind,
+                    }
+
                     impl serde_struct::Empty for Gadget {
                         #[inline]
                         fn empty() -> Self {
@@ -152,30 +160,40 @@ pub mod io {
                         const NAMES: &'static [&'static str] = &["spec", "metadata", "apiVersion", "kind"];
                         const REQUIRED: &'static [usize] = &[];
 
-                        #[inline]
-                        fn index(name: &str) -> Option<usize> {
-                            match name {
-                                "spec" => Some(0),
-                                "metadata" => Some(1),
-                                "apiVersion" => Some(2),
-                                "kind" => Some(3),
-                                _ => None,
-                            }
-                        }
-
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
-                            field: usize,
+                            name: &str,
                             map: &mut A,
-                            key: &mut ::std::string::String,
+                            seen: &mut serde_struct::Seen,
                         ) -> Result<(), A::Error> {
-                            match field {
-                                0 => serde_struct::read_optional_struct(map, &mut self.spec),
-                                1 => serde_struct::read_optional_struct(map, &mut self.metadata),
-                                2 => serde_struct::read(map, &mut self.api_version),
-                                3 => serde_struct::read(map, &mut self.kind),
-                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+                            match name {
+                                "spec" => {
+                                    serde_struct::read_optional_struct(
+                                        map,
+                                        &mut self.spec,
+                                        seen,
+                                        GadgetField::spec as usize,
+                                    )
+                                }
+                                "metadata" => {
+                                    serde_struct::read_optional_struct(
+                                        map,
+                                        &mut self.metadata,
+                                        seen,
+                                        GadgetField::metadata as usize,
+                                    )
+                                }
+                                "apiVersion" => {
+                                    serde_struct::read(
+                                        map,
+                                        &mut self.api_version,
+                                        seen,
+                                        GadgetField::api_version as usize,
+                                    )
+                                }
+                                "kind" => serde_struct::read(map, &mut self.kind, seen, GadgetField::kind as usize),
+                                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
                             }
                         }
                     }
@@ -891,6 +909,19 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum GadgetSpecField {
+                        replicas,
+                        max_surge,
+                        ratio,
+                        mode,
+                        name,
+                        uid,
+                        legacy,
+                        tags,
+                        ports,
+                    }
+
                     impl serde_struct::Empty for GadgetSpec {
                         #[inline]
                         fn empty() -> Self {
@@ -922,42 +953,64 @@ pub mod io {
                             "tags",
                             "ports",
                         ];
-                        const REQUIRED: &'static [usize] = &[0];
-
-                        #[inline]
-                        fn index(name: &str) -> Option<usize> {
-                            match name {
-                                "replicas" => Some(0),
-                                "maxSurge" => Some(1),
-                                "ratio" => Some(2),
-                                "mode" => Some(3),
-                                "name" => Some(4),
-                                "uid" => Some(5),
-                                "legacy" => Some(6),
-                                "tags" => Some(7),
-                                "ports" => Some(8),
-                                _ => None,
-                            }
-                        }
+                        const REQUIRED: &'static [usize] = &[GadgetSpecField::replicas as usize];
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
-                            field: usize,
+                            name: &str,
                             map: &mut A,
-                            key: &mut ::std::string::String,
+                            seen: &mut serde_struct::Seen,
                         ) -> Result<(), A::Error> {
-                            match field {
-                                0 => serde_struct::read_integral(map, &mut self.replicas),
-                                1 => serde_struct::read_integral(map, &mut self.max_surge),
-                                2 => serde_struct::read(map, &mut self.ratio),
-                                3 => serde_struct::read(map, &mut self.mode),
-                                4 => serde_struct::read(map, &mut self.name),
-                                5 => serde_struct::read(map, &mut self.uid),
-                                6 => serde_struct::read(map, &mut self.legacy),
-                                7 => serde_struct::read(map, &mut self.tags),
-                                8 => serde_struct::read_optional_struct_list(map, &mut self.ports),
-                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+                            match name {
+                                "replicas" => {
+                                    serde_struct::read_integral(
+                                        map,
+                                        &mut self.replicas,
+                                        seen,
+                                        GadgetSpecField::replicas as usize,
+                                    )
+                                }
+                                "maxSurge" => {
+                                    serde_struct::read_integral(
+                                        map,
+                                        &mut self.max_surge,
+                                        seen,
+                                        GadgetSpecField::max_surge as usize,
+                                    )
+                                }
+                                "ratio" => {
+                                    serde_struct::read(map, &mut self.ratio, seen, GadgetSpecField::ratio as usize)
+                                }
+                                "mode" => {
+                                    serde_struct::read(map, &mut self.mode, seen, GadgetSpecField::mode as usize)
+                                }
+                                "name" => {
+                                    serde_struct::read(map, &mut self.name, seen, GadgetSpecField::name as usize)
+                                }
+                                "uid" => {
+                                    serde_struct::read(map, &mut self.uid, seen, GadgetSpecField::uid as usize)
+                                }
+                                "legacy" => {
+                                    serde_struct::read(
+                                        map,
+                                        &mut self.legacy,
+                                        seen,
+                                        GadgetSpecField::legacy as usize,
+                                    )
+                                }
+                                "tags" => {
+                                    serde_struct::read(map, &mut self.tags, seen, GadgetSpecField::tags as usize)
+                                }
+                                "ports" => {
+                                    serde_struct::read_optional_struct_list(
+                                        map,
+                                        &mut self.ports,
+                                        seen,
+                                        GadgetSpecField::ports as usize,
+                                    )
+                                }
+                                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
                             }
                         }
                     }
@@ -1130,6 +1183,13 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum GadgetSpecPortsField {
+                        name,
+                        protocol,
+                        port,
+                    }
+
                     impl serde_struct::Empty for GadgetSpecPorts {
                         #[inline]
                         fn empty() -> Self {
@@ -1145,30 +1205,44 @@ pub mod io {
                     impl<'de> serde_struct::ReadFields<'de> for GadgetSpecPorts {
                         const NAME: &'static str = "GadgetSpecPorts";
                         const NAMES: &'static [&'static str] = &["name", "protocol", "port"];
-                        const REQUIRED: &'static [usize] = &[0, 1];
-
-                        #[inline]
-                        fn index(name: &str) -> Option<usize> {
-                            match name {
-                                "name" => Some(0),
-                                "protocol" => Some(1),
-                                "port" => Some(2),
-                                _ => None,
-                            }
-                        }
+                        const REQUIRED: &'static [usize] = &[
+                            GadgetSpecPortsField::name as usize,
+                            GadgetSpecPortsField::protocol as usize,
+                        ];
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
-                            field: usize,
+                            name: &str,
                             map: &mut A,
-                            key: &mut ::std::string::String,
+                            seen: &mut serde_struct::Seen,
                         ) -> Result<(), A::Error> {
-                            match field {
-                                0 => serde_struct::read(map, &mut self.name),
-                                1 => serde_struct::read(map, &mut self.protocol),
-                                2 => serde_struct::read_integral(map, &mut self.port),
-                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+                            match name {
+                                "name" => {
+                                    serde_struct::read(
+                                        map,
+                                        &mut self.name,
+                                        seen,
+                                        GadgetSpecPortsField::name as usize,
+                                    )
+                                }
+                                "protocol" => {
+                                    serde_struct::read(
+                                        map,
+                                        &mut self.protocol,
+                                        seen,
+                                        GadgetSpecPortsField::protocol as usize,
+                                    )
+                                }
+                                "port" => {
+                                    serde_struct::read_integral(
+                                        map,
+                                        &mut self.port,
+                                        seen,
+                                        GadgetSpecPortsField::port as usize,
+                                    )
+                                }
+                                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
                             }
                         }
                     }
@@ -1300,6 +1374,14 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum GadgetListField {
+                        api_version,
+                        items,
+                        kind,
+                        metadata,
+                    }
+
                     impl serde_struct::Empty for GadgetList {
                         #[inline]
                         fn empty() -> Self {
@@ -1316,32 +1398,44 @@ pub mod io {
                     impl<'de> serde_struct::ReadFields<'de> for GadgetList {
                         const NAME: &'static str = "GadgetList";
                         const NAMES: &'static [&'static str] = &["apiVersion", "items", "kind", "metadata"];
-                        const REQUIRED: &'static [usize] = &[1];
-
-                        #[inline]
-                        fn index(name: &str) -> Option<usize> {
-                            match name {
-                                "apiVersion" => Some(0),
-                                "items" => Some(1),
-                                "kind" => Some(2),
-                                "metadata" => Some(3),
-                                _ => None,
-                            }
-                        }
+                        const REQUIRED: &'static [usize] = &[GadgetListField::items as usize];
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
                             &mut self,
-                            field: usize,
+                            name: &str,
                             map: &mut A,
-                            key: &mut ::std::string::String,
+                            seen: &mut serde_struct::Seen,
                         ) -> Result<(), A::Error> {
-                            match field {
-                                0 => serde_struct::read(map, &mut self.api_version),
-                                1 => serde_struct::read_struct_list(map, &mut self.items),
-                                2 => serde_struct::read(map, &mut self.kind),
-                                3 => serde_struct::read_optional_struct(map, &mut self.metadata),
-                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+                            match name {
+                                "apiVersion" => {
+                                    serde_struct::read(
+                                        map,
+                                        &mut self.api_version,
+                                        seen,
+                                        GadgetListField::api_version as usize,
+                                    )
+                                }
+                                "items" => {
+                                    serde_struct::read_struct_list(
+                                        map,
+                                        &mut self.items,
+                                        seen,
+                                        GadgetListField::items as usize,
+                                    )
+                                }
+                                "kind" => {
+                                    serde_struct::read(map, &mut self.kind, seen, GadgetListField::kind as usize)
+                                }
+                                "metadata" => {
+                                    serde_struct::read_optional_struct(
+                                        map,
+                                        &mut self.metadata,
+                                        seen,
+                                        GadgetListField::metadata as usize,
+                                    )
+                                }
+                                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
                             }
                         }
                     }

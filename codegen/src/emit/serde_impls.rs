@@ -6,11 +6,12 @@
 //! 22 of the 24 seconds its types take). The impls written here are only what an object
 //! needs, and as little of it per struct as can be: a struct is read field by field
 //! (`serde_struct::ReadFields`): its placeholders (`Empty`), a table of its field names and
-//! required fields, a `match` from a key to its field's index (constants compared inline: a
-//! search of the table in the runtime cost 7-11% more instructions to read a Pod), and one
-//! function whose arms each read one field's value into the struct with one runtime call;
-//! the loop over the keys, duplicate and missing fields are the runtime's `read_fields`,
-//! compiled once. A struct field or a list of structs
+//! required fields, and one function, a `match` on the key's name (constants compared
+//! inline: a search of the table in the runtime cost 7-11% more instructions to read a Pod),
+//! whose arms each read one field's value into the struct with one runtime call, marking the
+//! field seen by its variant of the field enum (never a number: adding a field changes only
+//! its own lines); the loop over the keys and missing fields are the runtime's
+//! `read_fields`, compiled once. A struct field or a list of structs
 //! is read in place into its parent (BENCHMARKS.md, section c: the moves of every level were
 //! most of the data-cache write misses). A struct with a required field whose type has no
 //! placeholder the generator knows (a union, a user's type, a boxed struct) is read into
@@ -267,6 +268,24 @@ fn serialize_impl(code: &mut Code, context: &Context<'_>, ty: &TypeDef, fields: 
     code.close("}");
 }
 
+/// The enum that names a struct's fields by their Rust names (never by number, so that adding
+/// or removing a field changes only its own lines), if it has any.
+fn field_enum_decl(code: &mut Code, field_enum: &str, fields: &[&Field]) {
+    if fields.is_empty() {
+        return;
+    }
+    code.line("#[allow(non_camel_case_types, clippy::enum_variant_names)]");
+    code.open(&format!("enum {field_enum} {{"));
+    for field in fields {
+        code.line_with(|out| {
+            out.push_str(&field.rust_name);
+            out.push(',');
+        });
+    }
+    code.close("}");
+    code.blank();
+}
+
 /// A struct's `Deserialize` impl (one call of the runtime's `serde_struct::deserialize`), then
 /// the opening of the unnamed constant its reading impls sit in, so that their names cannot
 /// clash with a type of the module; the caller closes it.
@@ -331,18 +350,7 @@ fn deserialize_impl(code: &mut Code, context: &Context<'_>, ty: &TypeDef, fields
     // call are the runtime's (`InPlace`'s provided `deserialize_into`): one generic body for
     // every struct instead of two here.
     deserialize_and_open_const(code, context, ty);
-    if !fields.is_empty() {
-        code.line("#[allow(non_camel_case_types, clippy::enum_variant_names)]");
-        code.open(&format!("enum {field_enum} {{"));
-        for field in &fields {
-            code.line_with(|out| {
-                out.push_str(&field.rust_name);
-                out.push(',');
-            });
-        }
-        code.close("}");
-        code.blank();
-    }
+    field_enum_decl(code, &field_enum, &fields);
     code.line(&format!("enum {keys} {{}}"));
     code.blank();
     // `field` is the reading code's only non-generic function: inline, it is compiled where
@@ -536,14 +544,19 @@ fn read_fields_impl(
     let extra = fields
         .iter()
         .find(|f| matches!(presence(context, f), Presence::Extra));
-    // A field is its index in declaration order: in `NAMES`, `REQUIRED` (the first one
-    // missing is the error), `index` and `read_field`.
+    // A field is its index in declaration order, in `NAMES`, in the seen bits and in
+    // `REQUIRED` (the first one missing is the error); the text names it by its variant of
+    // the field enum (`XField::name as usize`), never by number, so that adding or removing
+    // a field changes only its own lines.
     let read: Vec<&Field> = fields
         .iter()
         .filter(|f| !matches!(presence(context, f), Presence::Extra))
         .collect();
 
+    let field_enum = naming::field_enum_name(name);
+    let index_of = |field: &Field| format!("{field_enum}::{} as usize", field.rust_name);
     deserialize_and_open_const(code, context, ty);
+    field_enum_decl(code, &field_enum, &read);
     code.open(&format!("impl serde_struct::Empty for {name} {{"));
     code.line("#[inline]");
     code.open("fn empty() -> Self {");
@@ -578,34 +591,11 @@ fn read_fields_impl(
     );
     let required: Vec<String> = read
         .iter()
-        .enumerate()
-        .filter(|(_, f)| matches!(presence(context, f), Presence::Required))
-        .map(|(index, _)| index.to_string())
+        .filter(|f| matches!(presence(context, f), Presence::Required))
+        .map(|f| index_of(f))
         .collect();
     let required: Vec<&str> = required.iter().map(String::as_str).collect();
     code.list("const REQUIRED: &'static [usize] = &[", &required, "]", ";");
-    code.blank();
-    code.line("#[inline]");
-    if read.is_empty() {
-        code.open("fn index(_name: &str) -> Option<usize> {");
-        code.line("None");
-    } else {
-        code.open("fn index(name: &str) -> Option<usize> {");
-        code.open("match name {");
-        // The names as `NAMES` spells them: one list, so a key and its field's name in an
-        // error are the same text.
-        for (index, json) in json_names.iter().enumerate() {
-            code.line_with(|out| {
-                out.push_str(json);
-                out.push_str(" => Some(");
-                out.push_str(&index.to_string());
-                out.push_str("),");
-            });
-        }
-        code.line("_ => None,");
-        code.close("}");
-    }
-    code.close("}");
     code.blank();
     code.line("#[allow(clippy::too_many_lines)]");
     let unused = |used: bool, name: &str| {
@@ -619,11 +609,14 @@ fn read_fields_impl(
         &format!("fn read_field<{a}: ::serde::de::MapAccess<'de>>("),
         &[
             "&mut self",
-            &format!("{}: usize", unused(!read.is_empty(), "field")),
+            &format!(
+                "{}: &str",
+                unused(!read.is_empty() || extra.is_some(), "name")
+            ),
             &format!("map: &mut {a}"),
             &format!(
-                "{}: &mut ::std::string::String",
-                unused(extra.is_some(), "key")
+                "{}: &mut serde_struct::Seen",
+                unused(!read.is_empty(), "seen")
             ),
         ],
         ")",
@@ -632,11 +625,11 @@ fn read_fields_impl(
     code.deeper();
     let otherwise = match extra {
         Some(extra) if extra.shape.reads_whole_floats(&context.api.types) => format!(
-            "serde_struct::integral_extra(map, &mut self.{}, key)",
+            "serde_struct::integral_extra_named(map, &mut self.{}, name)",
             extra.rust_name
         ),
         Some(extra) => format!(
-            "serde_struct::extra(map, &mut self.{}, key)",
+            "serde_struct::extra_named(map, &mut self.{}, name)",
             extra.rust_name
         ),
         None => "serde_struct::skip(map)".to_owned(),
@@ -644,8 +637,10 @@ fn read_fields_impl(
     if read.is_empty() {
         code.line(&otherwise);
     } else {
-        code.open("match field {");
-        for (index, field) in read.iter().enumerate() {
+        // The names as `NAMES` spells them: one list, so a key and its field's name in an
+        // error are the same text; the field's index in it marks the field seen.
+        code.open("match name {");
+        for (field, json) in read.iter().zip(&json_names) {
             let member = &field.rust_name;
             let required = matches!(presence(context, field), Presence::Required);
             let nullable = matches!(presence(context, field), Presence::OptionalNullable);
@@ -661,10 +656,11 @@ fn read_fields_impl(
                 (Read::Value, _) => "serde_struct::read",
             };
             let place = format!("&mut self.{member}");
+            let index = index_of(field);
             code.arm(
-                &index.to_string(),
+                json,
                 &format!("{reader}("),
-                &["map", &place],
+                &["map", &place, "seen", &index],
                 ")",
             );
         }

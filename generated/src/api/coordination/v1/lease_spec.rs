@@ -83,6 +83,17 @@ impl<'de> ::serde::Deserialize<'de> for LeaseSpec {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum LeaseSpecField {
+        acquire_time,
+        holder_identity,
+        lease_duration_seconds,
+        lease_transitions,
+        preferred_holder,
+        renew_time,
+        strategy,
+    }
+
     impl serde_struct::Empty for LeaseSpec {
         #[inline]
         fn empty() -> Self {
@@ -112,36 +123,71 @@ const _: () = {
         ];
         const REQUIRED: &'static [usize] = &[];
 
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "acquireTime" => Some(0),
-                "holderIdentity" => Some(1),
-                "leaseDurationSeconds" => Some(2),
-                "leaseTransitions" => Some(3),
-                "preferredHolder" => Some(4),
-                "renewTime" => Some(5),
-                "strategy" => Some(6),
-                _ => None,
-            }
-        }
-
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.acquire_time),
-                1 => serde_struct::read(map, &mut self.holder_identity),
-                2 => serde_struct::read(map, &mut self.lease_duration_seconds),
-                3 => serde_struct::read(map, &mut self.lease_transitions),
-                4 => serde_struct::read(map, &mut self.preferred_holder),
-                5 => serde_struct::read(map, &mut self.renew_time),
-                6 => serde_struct::read(map, &mut self.strategy),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "acquireTime" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.acquire_time,
+                        seen,
+                        LeaseSpecField::acquire_time as usize,
+                    )
+                }
+                "holderIdentity" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.holder_identity,
+                        seen,
+                        LeaseSpecField::holder_identity as usize,
+                    )
+                }
+                "leaseDurationSeconds" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.lease_duration_seconds,
+                        seen,
+                        LeaseSpecField::lease_duration_seconds as usize,
+                    )
+                }
+                "leaseTransitions" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.lease_transitions,
+                        seen,
+                        LeaseSpecField::lease_transitions as usize,
+                    )
+                }
+                "preferredHolder" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.preferred_holder,
+                        seen,
+                        LeaseSpecField::preferred_holder as usize,
+                    )
+                }
+                "renewTime" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.renew_time,
+                        seen,
+                        LeaseSpecField::renew_time as usize,
+                    )
+                }
+                "strategy" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.strategy,
+                        seen,
+                        LeaseSpecField::strategy as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

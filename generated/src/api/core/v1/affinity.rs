@@ -55,6 +55,13 @@ impl<'de> ::serde::Deserialize<'de> for Affinity {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum AffinityField {
+        node_affinity,
+        pod_affinity,
+        pod_anti_affinity,
+    }
+
     impl serde_struct::Empty for Affinity {
         #[inline]
         fn empty() -> Self {
@@ -72,28 +79,39 @@ const _: () = {
         const NAMES: &'static [&'static str] = &["nodeAffinity", "podAffinity", "podAntiAffinity"];
         const REQUIRED: &'static [usize] = &[];
 
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "nodeAffinity" => Some(0),
-                "podAffinity" => Some(1),
-                "podAntiAffinity" => Some(2),
-                _ => None,
-            }
-        }
-
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read_optional_struct(map, &mut self.node_affinity),
-                1 => serde_struct::read_optional_struct(map, &mut self.pod_affinity),
-                2 => serde_struct::read_optional_struct(map, &mut self.pod_anti_affinity),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "nodeAffinity" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.node_affinity,
+                        seen,
+                        AffinityField::node_affinity as usize,
+                    )
+                }
+                "podAffinity" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.pod_affinity,
+                        seen,
+                        AffinityField::pod_affinity as usize,
+                    )
+                }
+                "podAntiAffinity" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.pod_anti_affinity,
+                        seen,
+                        AffinityField::pod_anti_affinity as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

@@ -54,6 +54,14 @@ impl<'de> ::serde::Deserialize<'de> for AWSElasticBlockStoreVolumeSource {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum AWSElasticBlockStoreVolumeSourceField {
+        fs_type,
+        partition,
+        read_only,
+        volume_id,
+    }
+
     impl serde_struct::Empty for AWSElasticBlockStoreVolumeSource {
         #[inline]
         fn empty() -> Self {
@@ -70,32 +78,51 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for AWSElasticBlockStoreVolumeSource {
         const NAME: &'static str = "AWSElasticBlockStoreVolumeSource";
         const NAMES: &'static [&'static str] = &["fsType", "partition", "readOnly", "volumeID"];
-        const REQUIRED: &'static [usize] = &[3];
-
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "fsType" => Some(0),
-                "partition" => Some(1),
-                "readOnly" => Some(2),
-                "volumeID" => Some(3),
-                _ => None,
-            }
-        }
+        const REQUIRED: &'static [usize] = &[
+            AWSElasticBlockStoreVolumeSourceField::volume_id as usize,
+        ];
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.fs_type),
-                1 => serde_struct::read(map, &mut self.partition),
-                2 => serde_struct::read(map, &mut self.read_only),
-                3 => serde_struct::read(map, &mut self.volume_id),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "fsType" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.fs_type,
+                        seen,
+                        AWSElasticBlockStoreVolumeSourceField::fs_type as usize,
+                    )
+                }
+                "partition" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.partition,
+                        seen,
+                        AWSElasticBlockStoreVolumeSourceField::partition as usize,
+                    )
+                }
+                "readOnly" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.read_only,
+                        seen,
+                        AWSElasticBlockStoreVolumeSourceField::read_only as usize,
+                    )
+                }
+                "volumeID" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.volume_id,
+                        seen,
+                        AWSElasticBlockStoreVolumeSourceField::volume_id as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

@@ -61,6 +61,16 @@ impl<'de> ::serde::Deserialize<'de> for AzureDiskVolumeSource {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum AzureDiskVolumeSourceField {
+        caching_mode,
+        disk_name,
+        disk_uri,
+        fs_type,
+        kind,
+        read_only,
+    }
+
     impl serde_struct::Empty for AzureDiskVolumeSource {
         #[inline]
         fn empty() -> Self {
@@ -86,36 +96,68 @@ const _: () = {
             "kind",
             "readOnly",
         ];
-        const REQUIRED: &'static [usize] = &[1, 2];
-
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "cachingMode" => Some(0),
-                "diskName" => Some(1),
-                "diskURI" => Some(2),
-                "fsType" => Some(3),
-                "kind" => Some(4),
-                "readOnly" => Some(5),
-                _ => None,
-            }
-        }
+        const REQUIRED: &'static [usize] = &[
+            AzureDiskVolumeSourceField::disk_name as usize,
+            AzureDiskVolumeSourceField::disk_uri as usize,
+        ];
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.caching_mode),
-                1 => serde_struct::read(map, &mut self.disk_name),
-                2 => serde_struct::read(map, &mut self.disk_uri),
-                3 => serde_struct::read(map, &mut self.fs_type),
-                4 => serde_struct::read(map, &mut self.kind),
-                5 => serde_struct::read(map, &mut self.read_only),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "cachingMode" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.caching_mode,
+                        seen,
+                        AzureDiskVolumeSourceField::caching_mode as usize,
+                    )
+                }
+                "diskName" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.disk_name,
+                        seen,
+                        AzureDiskVolumeSourceField::disk_name as usize,
+                    )
+                }
+                "diskURI" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.disk_uri,
+                        seen,
+                        AzureDiskVolumeSourceField::disk_uri as usize,
+                    )
+                }
+                "fsType" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.fs_type,
+                        seen,
+                        AzureDiskVolumeSourceField::fs_type as usize,
+                    )
+                }
+                "kind" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.kind,
+                        seen,
+                        AzureDiskVolumeSourceField::kind as usize,
+                    )
+                }
+                "readOnly" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.read_only,
+                        seen,
+                        AzureDiskVolumeSourceField::read_only as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

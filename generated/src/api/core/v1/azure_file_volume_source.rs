@@ -49,6 +49,13 @@ impl<'de> ::serde::Deserialize<'de> for AzureFileVolumeSource {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum AzureFileVolumeSourceField {
+        read_only,
+        secret_name,
+        share_name,
+    }
+
     impl serde_struct::Empty for AzureFileVolumeSource {
         #[inline]
         fn empty() -> Self {
@@ -64,30 +71,44 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for AzureFileVolumeSource {
         const NAME: &'static str = "AzureFileVolumeSource";
         const NAMES: &'static [&'static str] = &["readOnly", "secretName", "shareName"];
-        const REQUIRED: &'static [usize] = &[1, 2];
-
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "readOnly" => Some(0),
-                "secretName" => Some(1),
-                "shareName" => Some(2),
-                _ => None,
-            }
-        }
+        const REQUIRED: &'static [usize] = &[
+            AzureFileVolumeSourceField::secret_name as usize,
+            AzureFileVolumeSourceField::share_name as usize,
+        ];
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.read_only),
-                1 => serde_struct::read(map, &mut self.secret_name),
-                2 => serde_struct::read(map, &mut self.share_name),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "readOnly" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.read_only,
+                        seen,
+                        AzureFileVolumeSourceField::read_only as usize,
+                    )
+                }
+                "secretName" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.secret_name,
+                        seen,
+                        AzureFileVolumeSourceField::secret_name as usize,
+                    )
+                }
+                "shareName" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.share_name,
+                        seen,
+                        AzureFileVolumeSourceField::share_name as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

@@ -47,6 +47,12 @@ impl<'de> ::serde::Deserialize<'de> for Capabilities {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum CapabilitiesField {
+        add,
+        drop,
+    }
+
     impl serde_struct::Empty for Capabilities {
         #[inline]
         fn empty() -> Self {
@@ -63,26 +69,21 @@ const _: () = {
         const NAMES: &'static [&'static str] = &["add", "drop"];
         const REQUIRED: &'static [usize] = &[];
 
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "add" => Some(0),
-                "drop" => Some(1),
-                _ => None,
-            }
-        }
-
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.add),
-                1 => serde_struct::read(map, &mut self.drop),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "add" => {
+                    serde_struct::read(map, &mut self.add, seen, CapabilitiesField::add as usize)
+                }
+                "drop" => {
+                    serde_struct::read(map, &mut self.drop, seen, CapabilitiesField::drop as usize)
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

@@ -62,6 +62,16 @@ impl<'de> ::serde::Deserialize<'de> for CephFSVolumeSource {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum CephFSVolumeSourceField {
+        monitors,
+        path,
+        read_only,
+        secret_file,
+        secret_ref,
+        user,
+    }
+
     impl serde_struct::Empty for CephFSVolumeSource {
         #[inline]
         fn empty() -> Self {
@@ -87,36 +97,65 @@ const _: () = {
             "secretRef",
             "user",
         ];
-        const REQUIRED: &'static [usize] = &[0];
-
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "monitors" => Some(0),
-                "path" => Some(1),
-                "readOnly" => Some(2),
-                "secretFile" => Some(3),
-                "secretRef" => Some(4),
-                "user" => Some(5),
-                _ => None,
-            }
-        }
+        const REQUIRED: &'static [usize] = &[CephFSVolumeSourceField::monitors as usize];
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.monitors),
-                1 => serde_struct::read(map, &mut self.path),
-                2 => serde_struct::read(map, &mut self.read_only),
-                3 => serde_struct::read(map, &mut self.secret_file),
-                4 => serde_struct::read_optional_struct(map, &mut self.secret_ref),
-                5 => serde_struct::read(map, &mut self.user),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "monitors" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.monitors,
+                        seen,
+                        CephFSVolumeSourceField::monitors as usize,
+                    )
+                }
+                "path" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.path,
+                        seen,
+                        CephFSVolumeSourceField::path as usize,
+                    )
+                }
+                "readOnly" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.read_only,
+                        seen,
+                        CephFSVolumeSourceField::read_only as usize,
+                    )
+                }
+                "secretFile" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.secret_file,
+                        seen,
+                        CephFSVolumeSourceField::secret_file as usize,
+                    )
+                }
+                "secretRef" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.secret_ref,
+                        seen,
+                        CephFSVolumeSourceField::secret_ref as usize,
+                    )
+                }
+                "user" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.user,
+                        seen,
+                        CephFSVolumeSourceField::user as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

@@ -54,6 +54,14 @@ impl<'de> ::serde::Deserialize<'de> for CinderVolumeSource {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum CinderVolumeSourceField {
+        fs_type,
+        read_only,
+        secret_ref,
+        volume_id,
+    }
+
     impl serde_struct::Empty for CinderVolumeSource {
         #[inline]
         fn empty() -> Self {
@@ -70,32 +78,49 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for CinderVolumeSource {
         const NAME: &'static str = "CinderVolumeSource";
         const NAMES: &'static [&'static str] = &["fsType", "readOnly", "secretRef", "volumeID"];
-        const REQUIRED: &'static [usize] = &[3];
-
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "fsType" => Some(0),
-                "readOnly" => Some(1),
-                "secretRef" => Some(2),
-                "volumeID" => Some(3),
-                _ => None,
-            }
-        }
+        const REQUIRED: &'static [usize] = &[CinderVolumeSourceField::volume_id as usize];
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.fs_type),
-                1 => serde_struct::read(map, &mut self.read_only),
-                2 => serde_struct::read_optional_struct(map, &mut self.secret_ref),
-                3 => serde_struct::read(map, &mut self.volume_id),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "fsType" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.fs_type,
+                        seen,
+                        CinderVolumeSourceField::fs_type as usize,
+                    )
+                }
+                "readOnly" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.read_only,
+                        seen,
+                        CinderVolumeSourceField::read_only as usize,
+                    )
+                }
+                "secretRef" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.secret_ref,
+                        seen,
+                        CinderVolumeSourceField::secret_ref as usize,
+                    )
+                }
+                "volumeID" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.volume_id,
+                        seen,
+                        CinderVolumeSourceField::volume_id as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

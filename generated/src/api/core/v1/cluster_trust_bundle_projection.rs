@@ -60,6 +60,15 @@ impl<'de> ::serde::Deserialize<'de> for ClusterTrustBundleProjection {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum ClusterTrustBundleProjectionField {
+        label_selector,
+        name,
+        optional,
+        path,
+        signer_name,
+    }
+
     impl serde_struct::Empty for ClusterTrustBundleProjection {
         #[inline]
         fn empty() -> Self {
@@ -83,34 +92,57 @@ const _: () = {
             "path",
             "signerName",
         ];
-        const REQUIRED: &'static [usize] = &[3];
-
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "labelSelector" => Some(0),
-                "name" => Some(1),
-                "optional" => Some(2),
-                "path" => Some(3),
-                "signerName" => Some(4),
-                _ => None,
-            }
-        }
+        const REQUIRED: &'static [usize] = &[ClusterTrustBundleProjectionField::path as usize];
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read_optional_struct(map, &mut self.label_selector),
-                1 => serde_struct::read(map, &mut self.name),
-                2 => serde_struct::read(map, &mut self.optional),
-                3 => serde_struct::read(map, &mut self.path),
-                4 => serde_struct::read(map, &mut self.signer_name),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "labelSelector" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.label_selector,
+                        seen,
+                        ClusterTrustBundleProjectionField::label_selector as usize,
+                    )
+                }
+                "name" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.name,
+                        seen,
+                        ClusterTrustBundleProjectionField::name as usize,
+                    )
+                }
+                "optional" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.optional,
+                        seen,
+                        ClusterTrustBundleProjectionField::optional as usize,
+                    )
+                }
+                "path" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.path,
+                        seen,
+                        ClusterTrustBundleProjectionField::path as usize,
+                    )
+                }
+                "signerName" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.signer_name,
+                        seen,
+                        ClusterTrustBundleProjectionField::signer_name as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

@@ -50,6 +50,13 @@ impl<'de> ::serde::Deserialize<'de> for ConfigMapKeySelector {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum ConfigMapKeySelectorField {
+        key,
+        name,
+        optional,
+    }
+
     impl serde_struct::Empty for ConfigMapKeySelector {
         #[inline]
         fn empty() -> Self {
@@ -65,30 +72,41 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for ConfigMapKeySelector {
         const NAME: &'static str = "ConfigMapKeySelector";
         const NAMES: &'static [&'static str] = &["key", "name", "optional"];
-        const REQUIRED: &'static [usize] = &[0];
-
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "key" => Some(0),
-                "name" => Some(1),
-                "optional" => Some(2),
-                _ => None,
-            }
-        }
+        const REQUIRED: &'static [usize] = &[ConfigMapKeySelectorField::key as usize];
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.key),
-                1 => serde_struct::read(map, &mut self.name),
-                2 => serde_struct::read(map, &mut self.optional),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "key" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.key,
+                        seen,
+                        ConfigMapKeySelectorField::key as usize,
+                    )
+                }
+                "name" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.name,
+                        seen,
+                        ConfigMapKeySelectorField::name as usize,
+                    )
+                }
+                "optional" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.optional,
+                        seen,
+                        ConfigMapKeySelectorField::optional as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

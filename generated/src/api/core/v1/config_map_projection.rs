@@ -51,6 +51,13 @@ impl<'de> ::serde::Deserialize<'de> for ConfigMapProjection {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum ConfigMapProjectionField {
+        items,
+        name,
+        optional,
+    }
+
     impl serde_struct::Empty for ConfigMapProjection {
         #[inline]
         fn empty() -> Self {
@@ -68,28 +75,39 @@ const _: () = {
         const NAMES: &'static [&'static str] = &["items", "name", "optional"];
         const REQUIRED: &'static [usize] = &[];
 
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "items" => Some(0),
-                "name" => Some(1),
-                "optional" => Some(2),
-                _ => None,
-            }
-        }
-
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read_optional_struct_list(map, &mut self.items),
-                1 => serde_struct::read(map, &mut self.name),
-                2 => serde_struct::read(map, &mut self.optional),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "items" => {
+                    serde_struct::read_optional_struct_list(
+                        map,
+                        &mut self.items,
+                        seen,
+                        ConfigMapProjectionField::items as usize,
+                    )
+                }
+                "name" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.name,
+                        seen,
+                        ConfigMapProjectionField::name as usize,
+                    )
+                }
+                "optional" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.optional,
+                        seen,
+                        ConfigMapProjectionField::optional as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

@@ -55,6 +55,14 @@ impl<'de> ::serde::Deserialize<'de> for ConfigMapVolumeSource {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum ConfigMapVolumeSourceField {
+        default_mode,
+        items,
+        name,
+        optional,
+    }
+
     impl serde_struct::Empty for ConfigMapVolumeSource {
         #[inline]
         fn empty() -> Self {
@@ -73,30 +81,47 @@ const _: () = {
         const NAMES: &'static [&'static str] = &["defaultMode", "items", "name", "optional"];
         const REQUIRED: &'static [usize] = &[];
 
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "defaultMode" => Some(0),
-                "items" => Some(1),
-                "name" => Some(2),
-                "optional" => Some(3),
-                _ => None,
-            }
-        }
-
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.default_mode),
-                1 => serde_struct::read_optional_struct_list(map, &mut self.items),
-                2 => serde_struct::read(map, &mut self.name),
-                3 => serde_struct::read(map, &mut self.optional),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "defaultMode" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.default_mode,
+                        seen,
+                        ConfigMapVolumeSourceField::default_mode as usize,
+                    )
+                }
+                "items" => {
+                    serde_struct::read_optional_struct_list(
+                        map,
+                        &mut self.items,
+                        seen,
+                        ConfigMapVolumeSourceField::items as usize,
+                    )
+                }
+                "name" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.name,
+                        seen,
+                        ConfigMapVolumeSourceField::name as usize,
+                    )
+                }
+                "optional" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.optional,
+                        seen,
+                        ConfigMapVolumeSourceField::optional as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

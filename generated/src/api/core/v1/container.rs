@@ -158,6 +158,35 @@ impl<'de> ::serde::Deserialize<'de> for Container {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum ContainerField {
+        args,
+        command,
+        env,
+        env_from,
+        image,
+        image_pull_policy,
+        lifecycle,
+        liveness_probe,
+        name,
+        ports,
+        readiness_probe,
+        resize_policy,
+        resources,
+        restart_policy,
+        restart_policy_rules,
+        security_context,
+        startup_probe,
+        stdin,
+        stdin_once,
+        termination_message_path,
+        termination_message_policy,
+        tty,
+        volume_devices,
+        volume_mounts,
+        working_dir,
+    }
+
     impl serde_struct::Empty for Container {
         #[inline]
         fn empty() -> Self {
@@ -221,74 +250,190 @@ const _: () = {
             "volumeMounts",
             "workingDir",
         ];
-        const REQUIRED: &'static [usize] = &[8];
-
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "args" => Some(0),
-                "command" => Some(1),
-                "env" => Some(2),
-                "envFrom" => Some(3),
-                "image" => Some(4),
-                "imagePullPolicy" => Some(5),
-                "lifecycle" => Some(6),
-                "livenessProbe" => Some(7),
-                "name" => Some(8),
-                "ports" => Some(9),
-                "readinessProbe" => Some(10),
-                "resizePolicy" => Some(11),
-                "resources" => Some(12),
-                "restartPolicy" => Some(13),
-                "restartPolicyRules" => Some(14),
-                "securityContext" => Some(15),
-                "startupProbe" => Some(16),
-                "stdin" => Some(17),
-                "stdinOnce" => Some(18),
-                "terminationMessagePath" => Some(19),
-                "terminationMessagePolicy" => Some(20),
-                "tty" => Some(21),
-                "volumeDevices" => Some(22),
-                "volumeMounts" => Some(23),
-                "workingDir" => Some(24),
-                _ => None,
-            }
-        }
+        const REQUIRED: &'static [usize] = &[ContainerField::name as usize];
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.args),
-                1 => serde_struct::read(map, &mut self.command),
-                2 => serde_struct::read_optional_struct_list(map, &mut self.env),
-                3 => serde_struct::read_optional_struct_list(map, &mut self.env_from),
-                4 => serde_struct::read(map, &mut self.image),
-                5 => serde_struct::read(map, &mut self.image_pull_policy),
-                6 => serde_struct::read_optional_struct(map, &mut self.lifecycle),
-                7 => serde_struct::read_optional_struct(map, &mut self.liveness_probe),
-                8 => serde_struct::read(map, &mut self.name),
-                9 => serde_struct::read_optional_struct_list(map, &mut self.ports),
-                10 => serde_struct::read_optional_struct(map, &mut self.readiness_probe),
-                11 => serde_struct::read_optional_struct_list(map, &mut self.resize_policy),
-                12 => serde_struct::read_optional_struct(map, &mut self.resources),
-                13 => serde_struct::read(map, &mut self.restart_policy),
-                14 => serde_struct::read_optional_struct_list(map, &mut self.restart_policy_rules),
-                15 => serde_struct::read_optional_struct(map, &mut self.security_context),
-                16 => serde_struct::read_optional_struct(map, &mut self.startup_probe),
-                17 => serde_struct::read(map, &mut self.stdin),
-                18 => serde_struct::read(map, &mut self.stdin_once),
-                19 => serde_struct::read(map, &mut self.termination_message_path),
-                20 => serde_struct::read(map, &mut self.termination_message_policy),
-                21 => serde_struct::read(map, &mut self.tty),
-                22 => serde_struct::read_optional_struct_list(map, &mut self.volume_devices),
-                23 => serde_struct::read_optional_struct_list(map, &mut self.volume_mounts),
-                24 => serde_struct::read(map, &mut self.working_dir),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "args" => {
+                    serde_struct::read(map, &mut self.args, seen, ContainerField::args as usize)
+                }
+                "command" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.command,
+                        seen,
+                        ContainerField::command as usize,
+                    )
+                }
+                "env" => {
+                    serde_struct::read_optional_struct_list(
+                        map,
+                        &mut self.env,
+                        seen,
+                        ContainerField::env as usize,
+                    )
+                }
+                "envFrom" => {
+                    serde_struct::read_optional_struct_list(
+                        map,
+                        &mut self.env_from,
+                        seen,
+                        ContainerField::env_from as usize,
+                    )
+                }
+                "image" => {
+                    serde_struct::read(map, &mut self.image, seen, ContainerField::image as usize)
+                }
+                "imagePullPolicy" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.image_pull_policy,
+                        seen,
+                        ContainerField::image_pull_policy as usize,
+                    )
+                }
+                "lifecycle" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.lifecycle,
+                        seen,
+                        ContainerField::lifecycle as usize,
+                    )
+                }
+                "livenessProbe" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.liveness_probe,
+                        seen,
+                        ContainerField::liveness_probe as usize,
+                    )
+                }
+                "name" => {
+                    serde_struct::read(map, &mut self.name, seen, ContainerField::name as usize)
+                }
+                "ports" => {
+                    serde_struct::read_optional_struct_list(
+                        map,
+                        &mut self.ports,
+                        seen,
+                        ContainerField::ports as usize,
+                    )
+                }
+                "readinessProbe" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.readiness_probe,
+                        seen,
+                        ContainerField::readiness_probe as usize,
+                    )
+                }
+                "resizePolicy" => {
+                    serde_struct::read_optional_struct_list(
+                        map,
+                        &mut self.resize_policy,
+                        seen,
+                        ContainerField::resize_policy as usize,
+                    )
+                }
+                "resources" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.resources,
+                        seen,
+                        ContainerField::resources as usize,
+                    )
+                }
+                "restartPolicy" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.restart_policy,
+                        seen,
+                        ContainerField::restart_policy as usize,
+                    )
+                }
+                "restartPolicyRules" => {
+                    serde_struct::read_optional_struct_list(
+                        map,
+                        &mut self.restart_policy_rules,
+                        seen,
+                        ContainerField::restart_policy_rules as usize,
+                    )
+                }
+                "securityContext" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.security_context,
+                        seen,
+                        ContainerField::security_context as usize,
+                    )
+                }
+                "startupProbe" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.startup_probe,
+                        seen,
+                        ContainerField::startup_probe as usize,
+                    )
+                }
+                "stdin" => {
+                    serde_struct::read(map, &mut self.stdin, seen, ContainerField::stdin as usize)
+                }
+                "stdinOnce" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.stdin_once,
+                        seen,
+                        ContainerField::stdin_once as usize,
+                    )
+                }
+                "terminationMessagePath" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.termination_message_path,
+                        seen,
+                        ContainerField::termination_message_path as usize,
+                    )
+                }
+                "terminationMessagePolicy" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.termination_message_policy,
+                        seen,
+                        ContainerField::termination_message_policy as usize,
+                    )
+                }
+                "tty" => serde_struct::read(map, &mut self.tty, seen, ContainerField::tty as usize),
+                "volumeDevices" => {
+                    serde_struct::read_optional_struct_list(
+                        map,
+                        &mut self.volume_devices,
+                        seen,
+                        ContainerField::volume_devices as usize,
+                    )
+                }
+                "volumeMounts" => {
+                    serde_struct::read_optional_struct_list(
+                        map,
+                        &mut self.volume_mounts,
+                        seen,
+                        ContainerField::volume_mounts as usize,
+                    )
+                }
+                "workingDir" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.working_dir,
+                        seen,
+                        ContainerField::working_dir as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

@@ -43,6 +43,13 @@ impl<'de> ::serde::Deserialize<'de> for ContainerExtendedResourceRequest {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum ContainerExtendedResourceRequestField {
+        container_name,
+        request_name,
+        resource_name,
+    }
+
     impl serde_struct::Empty for ContainerExtendedResourceRequest {
         #[inline]
         fn empty() -> Self {
@@ -58,30 +65,45 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for ContainerExtendedResourceRequest {
         const NAME: &'static str = "ContainerExtendedResourceRequest";
         const NAMES: &'static [&'static str] = &["containerName", "requestName", "resourceName"];
-        const REQUIRED: &'static [usize] = &[0, 1, 2];
-
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "containerName" => Some(0),
-                "requestName" => Some(1),
-                "resourceName" => Some(2),
-                _ => None,
-            }
-        }
+        const REQUIRED: &'static [usize] = &[
+            ContainerExtendedResourceRequestField::container_name as usize,
+            ContainerExtendedResourceRequestField::request_name as usize,
+            ContainerExtendedResourceRequestField::resource_name as usize,
+        ];
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.container_name),
-                1 => serde_struct::read(map, &mut self.request_name),
-                2 => serde_struct::read(map, &mut self.resource_name),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "containerName" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.container_name,
+                        seen,
+                        ContainerExtendedResourceRequestField::container_name as usize,
+                    )
+                }
+                "requestName" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.request_name,
+                        seen,
+                        ContainerExtendedResourceRequestField::request_name as usize,
+                    )
+                }
+                "resourceName" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.resource_name,
+                        seen,
+                        ContainerExtendedResourceRequestField::resource_name as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

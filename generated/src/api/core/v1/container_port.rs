@@ -58,6 +58,15 @@ impl<'de> ::serde::Deserialize<'de> for ContainerPort {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum ContainerPortField {
+        container_port,
+        host_ip,
+        host_port,
+        name,
+        protocol,
+    }
+
     impl serde_struct::Empty for ContainerPort {
         #[inline]
         fn empty() -> Self {
@@ -81,34 +90,52 @@ const _: () = {
             "name",
             "protocol",
         ];
-        const REQUIRED: &'static [usize] = &[0];
-
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "containerPort" => Some(0),
-                "hostIP" => Some(1),
-                "hostPort" => Some(2),
-                "name" => Some(3),
-                "protocol" => Some(4),
-                _ => None,
-            }
-        }
+        const REQUIRED: &'static [usize] = &[ContainerPortField::container_port as usize];
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.container_port),
-                1 => serde_struct::read(map, &mut self.host_ip),
-                2 => serde_struct::read(map, &mut self.host_port),
-                3 => serde_struct::read(map, &mut self.name),
-                4 => serde_struct::read(map, &mut self.protocol),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "containerPort" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.container_port,
+                        seen,
+                        ContainerPortField::container_port as usize,
+                    )
+                }
+                "hostIP" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.host_ip,
+                        seen,
+                        ContainerPortField::host_ip as usize,
+                    )
+                }
+                "hostPort" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.host_port,
+                        seen,
+                        ContainerPortField::host_port as usize,
+                    )
+                }
+                "name" => {
+                    serde_struct::read(map, &mut self.name, seen, ContainerPortField::name as usize)
+                }
+                "protocol" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.protocol,
+                        seen,
+                        ContainerPortField::protocol as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

@@ -40,6 +40,12 @@ impl<'de> ::serde::Deserialize<'de> for ContainerResizePolicy {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum ContainerResizePolicyField {
+        resource_name,
+        restart_policy,
+    }
+
     impl serde_struct::Empty for ContainerResizePolicy {
         #[inline]
         fn empty() -> Self {
@@ -54,28 +60,36 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for ContainerResizePolicy {
         const NAME: &'static str = "ContainerResizePolicy";
         const NAMES: &'static [&'static str] = &["resourceName", "restartPolicy"];
-        const REQUIRED: &'static [usize] = &[0, 1];
-
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "resourceName" => Some(0),
-                "restartPolicy" => Some(1),
-                _ => None,
-            }
-        }
+        const REQUIRED: &'static [usize] = &[
+            ContainerResizePolicyField::resource_name as usize,
+            ContainerResizePolicyField::restart_policy as usize,
+        ];
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.resource_name),
-                1 => serde_struct::read(map, &mut self.restart_policy),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "resourceName" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.resource_name,
+                        seen,
+                        ContainerResizePolicyField::resource_name as usize,
+                    )
+                }
+                "restartPolicy" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.restart_policy,
+                        seen,
+                        ContainerResizePolicyField::restart_policy as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

@@ -46,6 +46,12 @@ impl<'de> ::serde::Deserialize<'de> for ContainerRestartRule {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum ContainerRestartRuleField {
+        action,
+        exit_codes,
+    }
+
     impl serde_struct::Empty for ContainerRestartRule {
         #[inline]
         fn empty() -> Self {
@@ -60,28 +66,33 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for ContainerRestartRule {
         const NAME: &'static str = "ContainerRestartRule";
         const NAMES: &'static [&'static str] = &["action", "exitCodes"];
-        const REQUIRED: &'static [usize] = &[0];
-
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "action" => Some(0),
-                "exitCodes" => Some(1),
-                _ => None,
-            }
-        }
+        const REQUIRED: &'static [usize] = &[ContainerRestartRuleField::action as usize];
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.action),
-                1 => serde_struct::read_optional_struct(map, &mut self.exit_codes),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "action" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.action,
+                        seen,
+                        ContainerRestartRuleField::action as usize,
+                    )
+                }
+                "exitCodes" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.exit_codes,
+                        seen,
+                        ContainerRestartRuleField::exit_codes as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

@@ -46,6 +46,12 @@ impl<'de> ::serde::Deserialize<'de> for ContainerRestartRuleOnExitCodes {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum ContainerRestartRuleOnExitCodesField {
+        operator,
+        values,
+    }
+
     impl serde_struct::Empty for ContainerRestartRuleOnExitCodes {
         #[inline]
         fn empty() -> Self {
@@ -60,28 +66,35 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for ContainerRestartRuleOnExitCodes {
         const NAME: &'static str = "ContainerRestartRuleOnExitCodes";
         const NAMES: &'static [&'static str] = &["operator", "values"];
-        const REQUIRED: &'static [usize] = &[0];
-
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "operator" => Some(0),
-                "values" => Some(1),
-                _ => None,
-            }
-        }
+        const REQUIRED: &'static [usize] = &[
+            ContainerRestartRuleOnExitCodesField::operator as usize,
+        ];
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.operator),
-                1 => serde_struct::read(map, &mut self.values),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "operator" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.operator,
+                        seen,
+                        ContainerRestartRuleOnExitCodesField::operator as usize,
+                    )
+                }
+                "values" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.values,
+                        seen,
+                        ContainerRestartRuleOnExitCodesField::values as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

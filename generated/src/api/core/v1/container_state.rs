@@ -51,6 +51,13 @@ impl<'de> ::serde::Deserialize<'de> for ContainerState {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum ContainerStateField {
+        running,
+        terminated,
+        waiting,
+    }
+
     impl serde_struct::Empty for ContainerState {
         #[inline]
         fn empty() -> Self {
@@ -68,28 +75,39 @@ const _: () = {
         const NAMES: &'static [&'static str] = &["running", "terminated", "waiting"];
         const REQUIRED: &'static [usize] = &[];
 
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "running" => Some(0),
-                "terminated" => Some(1),
-                "waiting" => Some(2),
-                _ => None,
-            }
-        }
-
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read_optional_struct(map, &mut self.running),
-                1 => serde_struct::read_optional_struct(map, &mut self.terminated),
-                2 => serde_struct::read_optional_struct(map, &mut self.waiting),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "running" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.running,
+                        seen,
+                        ContainerStateField::running as usize,
+                    )
+                }
+                "terminated" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.terminated,
+                        seen,
+                        ContainerStateField::terminated as usize,
+                    )
+                }
+                "waiting" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.waiting,
+                        seen,
+                        ContainerStateField::waiting as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

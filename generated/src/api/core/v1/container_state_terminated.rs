@@ -66,6 +66,17 @@ impl<'de> ::serde::Deserialize<'de> for ContainerStateTerminated {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum ContainerStateTerminatedField {
+        container_id,
+        exit_code,
+        finished_at,
+        message,
+        reason,
+        signal,
+        started_at,
+    }
+
     impl serde_struct::Empty for ContainerStateTerminated {
         #[inline]
         fn empty() -> Self {
@@ -93,38 +104,73 @@ const _: () = {
             "signal",
             "startedAt",
         ];
-        const REQUIRED: &'static [usize] = &[1];
-
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "containerID" => Some(0),
-                "exitCode" => Some(1),
-                "finishedAt" => Some(2),
-                "message" => Some(3),
-                "reason" => Some(4),
-                "signal" => Some(5),
-                "startedAt" => Some(6),
-                _ => None,
-            }
-        }
+        const REQUIRED: &'static [usize] = &[ContainerStateTerminatedField::exit_code as usize];
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.container_id),
-                1 => serde_struct::read(map, &mut self.exit_code),
-                2 => serde_struct::read(map, &mut self.finished_at),
-                3 => serde_struct::read(map, &mut self.message),
-                4 => serde_struct::read(map, &mut self.reason),
-                5 => serde_struct::read(map, &mut self.signal),
-                6 => serde_struct::read(map, &mut self.started_at),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "containerID" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.container_id,
+                        seen,
+                        ContainerStateTerminatedField::container_id as usize,
+                    )
+                }
+                "exitCode" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.exit_code,
+                        seen,
+                        ContainerStateTerminatedField::exit_code as usize,
+                    )
+                }
+                "finishedAt" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.finished_at,
+                        seen,
+                        ContainerStateTerminatedField::finished_at as usize,
+                    )
+                }
+                "message" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.message,
+                        seen,
+                        ContainerStateTerminatedField::message as usize,
+                    )
+                }
+                "reason" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.reason,
+                        seen,
+                        ContainerStateTerminatedField::reason as usize,
+                    )
+                }
+                "signal" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.signal,
+                        seen,
+                        ContainerStateTerminatedField::signal as usize,
+                    )
+                }
+                "startedAt" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.started_at,
+                        seen,
+                        ContainerStateTerminatedField::started_at as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

@@ -47,6 +47,12 @@ impl<'de> ::serde::Deserialize<'de> for ContainerStateWaiting {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum ContainerStateWaitingField {
+        message,
+        reason,
+    }
+
     impl serde_struct::Empty for ContainerStateWaiting {
         #[inline]
         fn empty() -> Self {
@@ -63,26 +69,31 @@ const _: () = {
         const NAMES: &'static [&'static str] = &["message", "reason"];
         const REQUIRED: &'static [usize] = &[];
 
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "message" => Some(0),
-                "reason" => Some(1),
-                _ => None,
-            }
-        }
-
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.message),
-                1 => serde_struct::read(map, &mut self.reason),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "message" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.message,
+                        seen,
+                        ContainerStateWaitingField::message as usize,
+                    )
+                }
+                "reason" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.reason,
+                        seen,
+                        ContainerStateWaitingField::reason as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

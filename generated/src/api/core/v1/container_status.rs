@@ -107,6 +107,25 @@ impl<'de> ::serde::Deserialize<'de> for ContainerStatus {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum ContainerStatusField {
+        allocated_resources,
+        allocated_resources_status,
+        container_id,
+        image,
+        image_id,
+        last_state,
+        name,
+        ready,
+        resources,
+        restart_count,
+        started,
+        state,
+        stop_signal,
+        user,
+        volume_mounts,
+    }
+
     impl serde_struct::Empty for ContainerStatus {
         #[inline]
         fn empty() -> Self {
@@ -150,59 +169,143 @@ const _: () = {
             "user",
             "volumeMounts",
         ];
-        const REQUIRED: &'static [usize] = &[3, 4, 6, 7, 9];
-
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "allocatedResources" => Some(0),
-                "allocatedResourcesStatus" => Some(1),
-                "containerID" => Some(2),
-                "image" => Some(3),
-                "imageID" => Some(4),
-                "lastState" => Some(5),
-                "name" => Some(6),
-                "ready" => Some(7),
-                "resources" => Some(8),
-                "restartCount" => Some(9),
-                "started" => Some(10),
-                "state" => Some(11),
-                "stopSignal" => Some(12),
-                "user" => Some(13),
-                "volumeMounts" => Some(14),
-                _ => None,
-            }
-        }
+        const REQUIRED: &'static [usize] = &[
+            ContainerStatusField::image as usize,
+            ContainerStatusField::image_id as usize,
+            ContainerStatusField::name as usize,
+            ContainerStatusField::ready as usize,
+            ContainerStatusField::restart_count as usize,
+        ];
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.allocated_resources),
-                1 => {
+            match name {
+                "allocatedResources" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.allocated_resources,
+                        seen,
+                        ContainerStatusField::allocated_resources as usize,
+                    )
+                }
+                "allocatedResourcesStatus" => {
                     serde_struct::read_optional_struct_list(
                         map,
                         &mut self.allocated_resources_status,
+                        seen,
+                        ContainerStatusField::allocated_resources_status as usize,
                     )
                 }
-                2 => serde_struct::read(map, &mut self.container_id),
-                3 => serde_struct::read(map, &mut self.image),
-                4 => serde_struct::read(map, &mut self.image_id),
-                5 => serde_struct::read_optional_struct(map, &mut self.last_state),
-                6 => serde_struct::read(map, &mut self.name),
-                7 => serde_struct::read(map, &mut self.ready),
-                8 => serde_struct::read_optional_struct(map, &mut self.resources),
-                9 => serde_struct::read(map, &mut self.restart_count),
-                10 => serde_struct::read(map, &mut self.started),
-                11 => serde_struct::read_optional_struct(map, &mut self.state),
-                12 => serde_struct::read(map, &mut self.stop_signal),
-                13 => serde_struct::read_optional_struct(map, &mut self.user),
-                14 => serde_struct::read_optional_struct_list(map, &mut self.volume_mounts),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+                "containerID" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.container_id,
+                        seen,
+                        ContainerStatusField::container_id as usize,
+                    )
+                }
+                "image" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.image,
+                        seen,
+                        ContainerStatusField::image as usize,
+                    )
+                }
+                "imageID" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.image_id,
+                        seen,
+                        ContainerStatusField::image_id as usize,
+                    )
+                }
+                "lastState" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.last_state,
+                        seen,
+                        ContainerStatusField::last_state as usize,
+                    )
+                }
+                "name" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.name,
+                        seen,
+                        ContainerStatusField::name as usize,
+                    )
+                }
+                "ready" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.ready,
+                        seen,
+                        ContainerStatusField::ready as usize,
+                    )
+                }
+                "resources" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.resources,
+                        seen,
+                        ContainerStatusField::resources as usize,
+                    )
+                }
+                "restartCount" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.restart_count,
+                        seen,
+                        ContainerStatusField::restart_count as usize,
+                    )
+                }
+                "started" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.started,
+                        seen,
+                        ContainerStatusField::started as usize,
+                    )
+                }
+                "state" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.state,
+                        seen,
+                        ContainerStatusField::state as usize,
+                    )
+                }
+                "stopSignal" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.stop_signal,
+                        seen,
+                        ContainerStatusField::stop_signal as usize,
+                    )
+                }
+                "user" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.user,
+                        seen,
+                        ContainerStatusField::user as usize,
+                    )
+                }
+                "volumeMounts" => {
+                    serde_struct::read_optional_struct_list(
+                        map,
+                        &mut self.volume_mounts,
+                        seen,
+                        ContainerStatusField::volume_mounts as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

@@ -43,6 +43,11 @@ impl<'de> ::serde::Deserialize<'de> for ContainerUser {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum ContainerUserField {
+        linux,
+    }
+
     impl serde_struct::Empty for ContainerUser {
         #[inline]
         fn empty() -> Self {
@@ -58,24 +63,23 @@ const _: () = {
         const NAMES: &'static [&'static str] = &["linux"];
         const REQUIRED: &'static [usize] = &[];
 
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "linux" => Some(0),
-                _ => None,
-            }
-        }
-
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read_optional_struct(map, &mut self.linux),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "linux" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.linux,
+                        seen,
+                        ContainerUserField::linux as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

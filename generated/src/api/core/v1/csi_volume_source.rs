@@ -66,6 +66,15 @@ impl<'de> ::serde::Deserialize<'de> for CSIVolumeSource {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum CSIVolumeSourceField {
+        driver,
+        fs_type,
+        node_publish_secret_ref,
+        read_only,
+        volume_attributes,
+    }
+
     impl serde_struct::Empty for CSIVolumeSource {
         #[inline]
         fn empty() -> Self {
@@ -89,34 +98,57 @@ const _: () = {
             "readOnly",
             "volumeAttributes",
         ];
-        const REQUIRED: &'static [usize] = &[0];
-
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "driver" => Some(0),
-                "fsType" => Some(1),
-                "nodePublishSecretRef" => Some(2),
-                "readOnly" => Some(3),
-                "volumeAttributes" => Some(4),
-                _ => None,
-            }
-        }
+        const REQUIRED: &'static [usize] = &[CSIVolumeSourceField::driver as usize];
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.driver),
-                1 => serde_struct::read(map, &mut self.fs_type),
-                2 => serde_struct::read_optional_struct(map, &mut self.node_publish_secret_ref),
-                3 => serde_struct::read(map, &mut self.read_only),
-                4 => serde_struct::read(map, &mut self.volume_attributes),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "driver" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.driver,
+                        seen,
+                        CSIVolumeSourceField::driver as usize,
+                    )
+                }
+                "fsType" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.fs_type,
+                        seen,
+                        CSIVolumeSourceField::fs_type as usize,
+                    )
+                }
+                "nodePublishSecretRef" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.node_publish_secret_ref,
+                        seen,
+                        CSIVolumeSourceField::node_publish_secret_ref as usize,
+                    )
+                }
+                "readOnly" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.read_only,
+                        seen,
+                        CSIVolumeSourceField::read_only as usize,
+                    )
+                }
+                "volumeAttributes" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.volume_attributes,
+                        seen,
+                        CSIVolumeSourceField::volume_attributes as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

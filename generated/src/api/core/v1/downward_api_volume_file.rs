@@ -58,6 +58,14 @@ impl<'de> ::serde::Deserialize<'de> for DownwardAPIVolumeFile {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum DownwardAPIVolumeFileField {
+        field_ref,
+        mode,
+        path,
+        resource_field_ref,
+    }
+
     impl serde_struct::Empty for DownwardAPIVolumeFile {
         #[inline]
         fn empty() -> Self {
@@ -74,32 +82,49 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for DownwardAPIVolumeFile {
         const NAME: &'static str = "DownwardAPIVolumeFile";
         const NAMES: &'static [&'static str] = &["fieldRef", "mode", "path", "resourceFieldRef"];
-        const REQUIRED: &'static [usize] = &[2];
-
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "fieldRef" => Some(0),
-                "mode" => Some(1),
-                "path" => Some(2),
-                "resourceFieldRef" => Some(3),
-                _ => None,
-            }
-        }
+        const REQUIRED: &'static [usize] = &[DownwardAPIVolumeFileField::path as usize];
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read_optional_struct(map, &mut self.field_ref),
-                1 => serde_struct::read(map, &mut self.mode),
-                2 => serde_struct::read(map, &mut self.path),
-                3 => serde_struct::read_optional_struct(map, &mut self.resource_field_ref),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "fieldRef" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.field_ref,
+                        seen,
+                        DownwardAPIVolumeFileField::field_ref as usize,
+                    )
+                }
+                "mode" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.mode,
+                        seen,
+                        DownwardAPIVolumeFileField::mode as usize,
+                    )
+                }
+                "path" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.path,
+                        seen,
+                        DownwardAPIVolumeFileField::path as usize,
+                    )
+                }
+                "resourceFieldRef" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.resource_field_ref,
+                        seen,
+                        DownwardAPIVolumeFileField::resource_field_ref as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

@@ -47,6 +47,12 @@ impl<'de> ::serde::Deserialize<'de> for DownwardAPIVolumeSource {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum DownwardAPIVolumeSourceField {
+        default_mode,
+        items,
+    }
+
     impl serde_struct::Empty for DownwardAPIVolumeSource {
         #[inline]
         fn empty() -> Self {
@@ -63,26 +69,31 @@ const _: () = {
         const NAMES: &'static [&'static str] = &["defaultMode", "items"];
         const REQUIRED: &'static [usize] = &[];
 
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "defaultMode" => Some(0),
-                "items" => Some(1),
-                _ => None,
-            }
-        }
-
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.default_mode),
-                1 => serde_struct::read_optional_struct_list(map, &mut self.items),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "defaultMode" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.default_mode,
+                        seen,
+                        DownwardAPIVolumeSourceField::default_mode as usize,
+                    )
+                }
+                "items" => {
+                    serde_struct::read_optional_struct_list(
+                        map,
+                        &mut self.items,
+                        seen,
+                        DownwardAPIVolumeSourceField::items as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

@@ -47,6 +47,12 @@ impl<'de> ::serde::Deserialize<'de> for EmptyDirVolumeSource {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum EmptyDirVolumeSourceField {
+        medium,
+        size_limit,
+    }
+
     impl serde_struct::Empty for EmptyDirVolumeSource {
         #[inline]
         fn empty() -> Self {
@@ -63,26 +69,31 @@ const _: () = {
         const NAMES: &'static [&'static str] = &["medium", "sizeLimit"];
         const REQUIRED: &'static [usize] = &[];
 
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "medium" => Some(0),
-                "sizeLimit" => Some(1),
-                _ => None,
-            }
-        }
-
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.medium),
-                1 => serde_struct::read(map, &mut self.size_limit),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "medium" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.medium,
+                        seen,
+                        EmptyDirVolumeSourceField::medium as usize,
+                    )
+                }
+                "sizeLimit" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.size_limit,
+                        seen,
+                        EmptyDirVolumeSourceField::size_limit as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

@@ -54,6 +54,14 @@ impl<'de> ::serde::Deserialize<'de> for EndpointAddress {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum EndpointAddressField {
+        hostname,
+        ip,
+        node_name,
+        target_ref,
+    }
+
     impl serde_struct::Empty for EndpointAddress {
         #[inline]
         fn empty() -> Self {
@@ -70,32 +78,44 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for EndpointAddress {
         const NAME: &'static str = "EndpointAddress";
         const NAMES: &'static [&'static str] = &["hostname", "ip", "nodeName", "targetRef"];
-        const REQUIRED: &'static [usize] = &[1];
-
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "hostname" => Some(0),
-                "ip" => Some(1),
-                "nodeName" => Some(2),
-                "targetRef" => Some(3),
-                _ => None,
-            }
-        }
+        const REQUIRED: &'static [usize] = &[EndpointAddressField::ip as usize];
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.hostname),
-                1 => serde_struct::read(map, &mut self.ip),
-                2 => serde_struct::read(map, &mut self.node_name),
-                3 => serde_struct::read_optional_struct(map, &mut self.target_ref),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "hostname" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.hostname,
+                        seen,
+                        EndpointAddressField::hostname as usize,
+                    )
+                }
+                "ip" => {
+                    serde_struct::read(map, &mut self.ip, seen, EndpointAddressField::ip as usize)
+                }
+                "nodeName" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.node_name,
+                        seen,
+                        EndpointAddressField::node_name as usize,
+                    )
+                }
+                "targetRef" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.target_ref,
+                        seen,
+                        EndpointAddressField::target_ref as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

@@ -54,6 +54,14 @@ impl<'de> ::serde::Deserialize<'de> for EndpointPort {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum EndpointPortField {
+        app_protocol,
+        name,
+        port,
+        protocol,
+    }
+
     impl serde_struct::Empty for EndpointPort {
         #[inline]
         fn empty() -> Self {
@@ -70,32 +78,39 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for EndpointPort {
         const NAME: &'static str = "EndpointPort";
         const NAMES: &'static [&'static str] = &["appProtocol", "name", "port", "protocol"];
-        const REQUIRED: &'static [usize] = &[2];
-
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "appProtocol" => Some(0),
-                "name" => Some(1),
-                "port" => Some(2),
-                "protocol" => Some(3),
-                _ => None,
-            }
-        }
+        const REQUIRED: &'static [usize] = &[EndpointPortField::port as usize];
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.app_protocol),
-                1 => serde_struct::read(map, &mut self.name),
-                2 => serde_struct::read(map, &mut self.port),
-                3 => serde_struct::read(map, &mut self.protocol),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "appProtocol" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.app_protocol,
+                        seen,
+                        EndpointPortField::app_protocol as usize,
+                    )
+                }
+                "name" => {
+                    serde_struct::read(map, &mut self.name, seen, EndpointPortField::name as usize)
+                }
+                "port" => {
+                    serde_struct::read(map, &mut self.port, seen, EndpointPortField::port as usize)
+                }
+                "protocol" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.protocol,
+                        seen,
+                        EndpointPortField::protocol as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

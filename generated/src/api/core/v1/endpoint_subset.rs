@@ -55,6 +55,13 @@ impl<'de> ::serde::Deserialize<'de> for EndpointSubset {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum EndpointSubsetField {
+        addresses,
+        not_ready_addresses,
+        ports,
+    }
+
     impl serde_struct::Empty for EndpointSubset {
         #[inline]
         fn empty() -> Self {
@@ -72,28 +79,39 @@ const _: () = {
         const NAMES: &'static [&'static str] = &["addresses", "notReadyAddresses", "ports"];
         const REQUIRED: &'static [usize] = &[];
 
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "addresses" => Some(0),
-                "notReadyAddresses" => Some(1),
-                "ports" => Some(2),
-                _ => None,
-            }
-        }
-
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read_optional_struct_list(map, &mut self.addresses),
-                1 => serde_struct::read_optional_struct_list(map, &mut self.not_ready_addresses),
-                2 => serde_struct::read_optional_struct_list(map, &mut self.ports),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "addresses" => {
+                    serde_struct::read_optional_struct_list(
+                        map,
+                        &mut self.addresses,
+                        seen,
+                        EndpointSubsetField::addresses as usize,
+                    )
+                }
+                "notReadyAddresses" => {
+                    serde_struct::read_optional_struct_list(
+                        map,
+                        &mut self.not_ready_addresses,
+                        seen,
+                        EndpointSubsetField::not_ready_addresses as usize,
+                    )
+                }
+                "ports" => {
+                    serde_struct::read_optional_struct_list(
+                        map,
+                        &mut self.ports,
+                        seen,
+                        EndpointSubsetField::ports as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

@@ -84,6 +84,14 @@ impl<'de> ::serde::Deserialize<'de> for Endpoints {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum EndpointsField {
+        api_version,
+        kind,
+        metadata,
+        subsets,
+    }
+
     impl serde_struct::Empty for Endpoints {
         #[inline]
         fn empty() -> Self {
@@ -102,30 +110,42 @@ const _: () = {
         const NAMES: &'static [&'static str] = &["apiVersion", "kind", "metadata", "subsets"];
         const REQUIRED: &'static [usize] = &[];
 
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "apiVersion" => Some(0),
-                "kind" => Some(1),
-                "metadata" => Some(2),
-                "subsets" => Some(3),
-                _ => None,
-            }
-        }
-
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.api_version),
-                1 => serde_struct::read(map, &mut self.kind),
-                2 => serde_struct::read_optional_struct(map, &mut self.metadata),
-                3 => serde_struct::read_optional_struct_list(map, &mut self.subsets),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "apiVersion" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.api_version,
+                        seen,
+                        EndpointsField::api_version as usize,
+                    )
+                }
+                "kind" => {
+                    serde_struct::read(map, &mut self.kind, seen, EndpointsField::kind as usize)
+                }
+                "metadata" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.metadata,
+                        seen,
+                        EndpointsField::metadata as usize,
+                    )
+                }
+                "subsets" => {
+                    serde_struct::read_optional_struct_list(
+                        map,
+                        &mut self.subsets,
+                        seen,
+                        EndpointsField::subsets as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

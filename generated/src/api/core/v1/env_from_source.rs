@@ -51,6 +51,13 @@ impl<'de> ::serde::Deserialize<'de> for EnvFromSource {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum EnvFromSourceField {
+        config_map_ref,
+        prefix,
+        secret_ref,
+    }
+
     impl serde_struct::Empty for EnvFromSource {
         #[inline]
         fn empty() -> Self {
@@ -68,28 +75,39 @@ const _: () = {
         const NAMES: &'static [&'static str] = &["configMapRef", "prefix", "secretRef"];
         const REQUIRED: &'static [usize] = &[];
 
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "configMapRef" => Some(0),
-                "prefix" => Some(1),
-                "secretRef" => Some(2),
-                _ => None,
-            }
-        }
-
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read_optional_struct(map, &mut self.config_map_ref),
-                1 => serde_struct::read(map, &mut self.prefix),
-                2 => serde_struct::read_optional_struct(map, &mut self.secret_ref),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "configMapRef" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.config_map_ref,
+                        seen,
+                        EnvFromSourceField::config_map_ref as usize,
+                    )
+                }
+                "prefix" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.prefix,
+                        seen,
+                        EnvFromSourceField::prefix as usize,
+                    )
+                }
+                "secretRef" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.secret_ref,
+                        seen,
+                        EnvFromSourceField::secret_ref as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

@@ -50,6 +50,13 @@ impl<'de> ::serde::Deserialize<'de> for EnvVar {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum EnvVarField {
+        name,
+        value,
+        value_from,
+    }
+
     impl serde_struct::Empty for EnvVar {
         #[inline]
         fn empty() -> Self {
@@ -65,30 +72,29 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for EnvVar {
         const NAME: &'static str = "EnvVar";
         const NAMES: &'static [&'static str] = &["name", "value", "valueFrom"];
-        const REQUIRED: &'static [usize] = &[0];
-
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "name" => Some(0),
-                "value" => Some(1),
-                "valueFrom" => Some(2),
-                _ => None,
-            }
-        }
+        const REQUIRED: &'static [usize] = &[EnvVarField::name as usize];
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.name),
-                1 => serde_struct::read(map, &mut self.value),
-                2 => serde_struct::read_optional_struct(map, &mut self.value_from),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "name" => serde_struct::read(map, &mut self.name, seen, EnvVarField::name as usize),
+                "value" => {
+                    serde_struct::read(map, &mut self.value, seen, EnvVarField::value as usize)
+                }
+                "valueFrom" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.value_from,
+                        seen,
+                        EnvVarField::value_from as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

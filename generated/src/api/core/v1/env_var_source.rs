@@ -67,6 +67,15 @@ impl<'de> ::serde::Deserialize<'de> for EnvVarSource {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum EnvVarSourceField {
+        config_map_key_ref,
+        field_ref,
+        file_key_ref,
+        resource_field_ref,
+        secret_key_ref,
+    }
+
     impl serde_struct::Empty for EnvVarSource {
         #[inline]
         fn empty() -> Self {
@@ -92,32 +101,55 @@ const _: () = {
         ];
         const REQUIRED: &'static [usize] = &[];
 
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "configMapKeyRef" => Some(0),
-                "fieldRef" => Some(1),
-                "fileKeyRef" => Some(2),
-                "resourceFieldRef" => Some(3),
-                "secretKeyRef" => Some(4),
-                _ => None,
-            }
-        }
-
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read_optional_struct(map, &mut self.config_map_key_ref),
-                1 => serde_struct::read_optional_struct(map, &mut self.field_ref),
-                2 => serde_struct::read_optional_struct(map, &mut self.file_key_ref),
-                3 => serde_struct::read_optional_struct(map, &mut self.resource_field_ref),
-                4 => serde_struct::read_optional_struct(map, &mut self.secret_key_ref),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "configMapKeyRef" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.config_map_key_ref,
+                        seen,
+                        EnvVarSourceField::config_map_key_ref as usize,
+                    )
+                }
+                "fieldRef" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.field_ref,
+                        seen,
+                        EnvVarSourceField::field_ref as usize,
+                    )
+                }
+                "fileKeyRef" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.file_key_ref,
+                        seen,
+                        EnvVarSourceField::file_key_ref as usize,
+                    )
+                }
+                "resourceFieldRef" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.resource_field_ref,
+                        seen,
+                        EnvVarSourceField::resource_field_ref as usize,
+                    )
+                }
+                "secretKeyRef" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.secret_key_ref,
+                        seen,
+                        EnvVarSourceField::secret_key_ref as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

@@ -49,6 +49,11 @@ impl<'de> ::serde::Deserialize<'de> for EphemeralVolumeSource {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum EphemeralVolumeSourceField {
+        volume_claim_template,
+    }
+
     impl serde_struct::Empty for EphemeralVolumeSource {
         #[inline]
         fn empty() -> Self {
@@ -64,24 +69,23 @@ const _: () = {
         const NAMES: &'static [&'static str] = &["volumeClaimTemplate"];
         const REQUIRED: &'static [usize] = &[];
 
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "volumeClaimTemplate" => Some(0),
-                _ => None,
-            }
-        }
-
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read_optional_struct(map, &mut self.volume_claim_template),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "volumeClaimTemplate" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.volume_claim_template,
+                        seen,
+                        EphemeralVolumeSourceField::volume_claim_template as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

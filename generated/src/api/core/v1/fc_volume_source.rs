@@ -59,6 +59,15 @@ impl<'de> ::serde::Deserialize<'de> for FCVolumeSource {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum FCVolumeSourceField {
+        fs_type,
+        lun,
+        read_only,
+        target_wwns,
+        wwids,
+    }
+
     impl serde_struct::Empty for FCVolumeSource {
         #[inline]
         fn empty() -> Self {
@@ -84,32 +93,50 @@ const _: () = {
         ];
         const REQUIRED: &'static [usize] = &[];
 
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "fsType" => Some(0),
-                "lun" => Some(1),
-                "readOnly" => Some(2),
-                "targetWWNs" => Some(3),
-                "wwids" => Some(4),
-                _ => None,
-            }
-        }
-
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.fs_type),
-                1 => serde_struct::read(map, &mut self.lun),
-                2 => serde_struct::read(map, &mut self.read_only),
-                3 => serde_struct::read(map, &mut self.target_wwns),
-                4 => serde_struct::read(map, &mut self.wwids),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "fsType" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.fs_type,
+                        seen,
+                        FCVolumeSourceField::fs_type as usize,
+                    )
+                }
+                "lun" => {
+                    serde_struct::read(map, &mut self.lun, seen, FCVolumeSourceField::lun as usize)
+                }
+                "readOnly" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.read_only,
+                        seen,
+                        FCVolumeSourceField::read_only as usize,
+                    )
+                }
+                "targetWWNs" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.target_wwns,
+                        seen,
+                        FCVolumeSourceField::target_wwns as usize,
+                    )
+                }
+                "wwids" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.wwids,
+                        seen,
+                        FCVolumeSourceField::wwids as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

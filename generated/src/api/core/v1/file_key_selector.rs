@@ -52,6 +52,14 @@ impl<'de> ::serde::Deserialize<'de> for FileKeySelector {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum FileKeySelectorField {
+        key,
+        optional,
+        path,
+        volume_name,
+    }
+
     impl serde_struct::Empty for FileKeySelector {
         #[inline]
         fn empty() -> Self {
@@ -68,32 +76,48 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for FileKeySelector {
         const NAME: &'static str = "FileKeySelector";
         const NAMES: &'static [&'static str] = &["key", "optional", "path", "volumeName"];
-        const REQUIRED: &'static [usize] = &[0, 2, 3];
-
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "key" => Some(0),
-                "optional" => Some(1),
-                "path" => Some(2),
-                "volumeName" => Some(3),
-                _ => None,
-            }
-        }
+        const REQUIRED: &'static [usize] = &[
+            FileKeySelectorField::key as usize,
+            FileKeySelectorField::path as usize,
+            FileKeySelectorField::volume_name as usize,
+        ];
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.key),
-                1 => serde_struct::read(map, &mut self.optional),
-                2 => serde_struct::read(map, &mut self.path),
-                3 => serde_struct::read(map, &mut self.volume_name),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "key" => {
+                    serde_struct::read(map, &mut self.key, seen, FileKeySelectorField::key as usize)
+                }
+                "optional" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.optional,
+                        seen,
+                        FileKeySelectorField::optional as usize,
+                    )
+                }
+                "path" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.path,
+                        seen,
+                        FileKeySelectorField::path as usize,
+                    )
+                }
+                "volumeName" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.volume_name,
+                        seen,
+                        FileKeySelectorField::volume_name as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

@@ -58,6 +58,15 @@ impl<'de> ::serde::Deserialize<'de> for FlexVolumeSource {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum FlexVolumeSourceField {
+        driver,
+        fs_type,
+        options,
+        read_only,
+        secret_ref,
+    }
+
     impl serde_struct::Empty for FlexVolumeSource {
         #[inline]
         fn empty() -> Self {
@@ -81,34 +90,57 @@ const _: () = {
             "readOnly",
             "secretRef",
         ];
-        const REQUIRED: &'static [usize] = &[0];
-
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "driver" => Some(0),
-                "fsType" => Some(1),
-                "options" => Some(2),
-                "readOnly" => Some(3),
-                "secretRef" => Some(4),
-                _ => None,
-            }
-        }
+        const REQUIRED: &'static [usize] = &[FlexVolumeSourceField::driver as usize];
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.driver),
-                1 => serde_struct::read(map, &mut self.fs_type),
-                2 => serde_struct::read(map, &mut self.options),
-                3 => serde_struct::read(map, &mut self.read_only),
-                4 => serde_struct::read_optional_struct(map, &mut self.secret_ref),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "driver" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.driver,
+                        seen,
+                        FlexVolumeSourceField::driver as usize,
+                    )
+                }
+                "fsType" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.fs_type,
+                        seen,
+                        FlexVolumeSourceField::fs_type as usize,
+                    )
+                }
+                "options" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.options,
+                        seen,
+                        FlexVolumeSourceField::options as usize,
+                    )
+                }
+                "readOnly" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.read_only,
+                        seen,
+                        FlexVolumeSourceField::read_only as usize,
+                    )
+                }
+                "secretRef" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.secret_ref,
+                        seen,
+                        FlexVolumeSourceField::secret_ref as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

@@ -47,6 +47,12 @@ impl<'de> ::serde::Deserialize<'de> for FlockerVolumeSource {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum FlockerVolumeSourceField {
+        dataset_name,
+        dataset_uuid,
+    }
+
     impl serde_struct::Empty for FlockerVolumeSource {
         #[inline]
         fn empty() -> Self {
@@ -63,26 +69,31 @@ const _: () = {
         const NAMES: &'static [&'static str] = &["datasetName", "datasetUUID"];
         const REQUIRED: &'static [usize] = &[];
 
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "datasetName" => Some(0),
-                "datasetUUID" => Some(1),
-                _ => None,
-            }
-        }
-
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.dataset_name),
-                1 => serde_struct::read(map, &mut self.dataset_uuid),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "datasetName" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.dataset_name,
+                        seen,
+                        FlockerVolumeSourceField::dataset_name as usize,
+                    )
+                }
+                "datasetUUID" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.dataset_uuid,
+                        seen,
+                        FlockerVolumeSourceField::dataset_uuid as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

@@ -54,6 +54,14 @@ impl<'de> ::serde::Deserialize<'de> for GCEPersistentDiskVolumeSource {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum GCEPersistentDiskVolumeSourceField {
+        fs_type,
+        partition,
+        pd_name,
+        read_only,
+    }
+
     impl serde_struct::Empty for GCEPersistentDiskVolumeSource {
         #[inline]
         fn empty() -> Self {
@@ -70,32 +78,49 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for GCEPersistentDiskVolumeSource {
         const NAME: &'static str = "GCEPersistentDiskVolumeSource";
         const NAMES: &'static [&'static str] = &["fsType", "partition", "pdName", "readOnly"];
-        const REQUIRED: &'static [usize] = &[2];
-
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "fsType" => Some(0),
-                "partition" => Some(1),
-                "pdName" => Some(2),
-                "readOnly" => Some(3),
-                _ => None,
-            }
-        }
+        const REQUIRED: &'static [usize] = &[GCEPersistentDiskVolumeSourceField::pd_name as usize];
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.fs_type),
-                1 => serde_struct::read(map, &mut self.partition),
-                2 => serde_struct::read(map, &mut self.pd_name),
-                3 => serde_struct::read(map, &mut self.read_only),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "fsType" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.fs_type,
+                        seen,
+                        GCEPersistentDiskVolumeSourceField::fs_type as usize,
+                    )
+                }
+                "partition" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.partition,
+                        seen,
+                        GCEPersistentDiskVolumeSourceField::partition as usize,
+                    )
+                }
+                "pdName" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.pd_name,
+                        seen,
+                        GCEPersistentDiskVolumeSourceField::pd_name as usize,
+                    )
+                }
+                "readOnly" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.read_only,
+                        seen,
+                        GCEPersistentDiskVolumeSourceField::read_only as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

@@ -50,6 +50,13 @@ impl<'de> ::serde::Deserialize<'de> for GitRepoVolumeSource {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum GitRepoVolumeSourceField {
+        directory,
+        repository,
+        revision,
+    }
+
     impl serde_struct::Empty for GitRepoVolumeSource {
         #[inline]
         fn empty() -> Self {
@@ -65,30 +72,41 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for GitRepoVolumeSource {
         const NAME: &'static str = "GitRepoVolumeSource";
         const NAMES: &'static [&'static str] = &["directory", "repository", "revision"];
-        const REQUIRED: &'static [usize] = &[1];
-
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "directory" => Some(0),
-                "repository" => Some(1),
-                "revision" => Some(2),
-                _ => None,
-            }
-        }
+        const REQUIRED: &'static [usize] = &[GitRepoVolumeSourceField::repository as usize];
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.directory),
-                1 => serde_struct::read(map, &mut self.repository),
-                2 => serde_struct::read(map, &mut self.revision),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "directory" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.directory,
+                        seen,
+                        GitRepoVolumeSourceField::directory as usize,
+                    )
+                }
+                "repository" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.repository,
+                        seen,
+                        GitRepoVolumeSourceField::repository as usize,
+                    )
+                }
+                "revision" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.revision,
+                        seen,
+                        GitRepoVolumeSourceField::revision as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

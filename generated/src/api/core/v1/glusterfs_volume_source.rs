@@ -49,6 +49,13 @@ impl<'de> ::serde::Deserialize<'de> for GlusterfsVolumeSource {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum GlusterfsVolumeSourceField {
+        endpoints,
+        path,
+        read_only,
+    }
+
     impl serde_struct::Empty for GlusterfsVolumeSource {
         #[inline]
         fn empty() -> Self {
@@ -64,30 +71,44 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for GlusterfsVolumeSource {
         const NAME: &'static str = "GlusterfsVolumeSource";
         const NAMES: &'static [&'static str] = &["endpoints", "path", "readOnly"];
-        const REQUIRED: &'static [usize] = &[0, 1];
-
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "endpoints" => Some(0),
-                "path" => Some(1),
-                "readOnly" => Some(2),
-                _ => None,
-            }
-        }
+        const REQUIRED: &'static [usize] = &[
+            GlusterfsVolumeSourceField::endpoints as usize,
+            GlusterfsVolumeSourceField::path as usize,
+        ];
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.endpoints),
-                1 => serde_struct::read(map, &mut self.path),
-                2 => serde_struct::read(map, &mut self.read_only),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "endpoints" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.endpoints,
+                        seen,
+                        GlusterfsVolumeSourceField::endpoints as usize,
+                    )
+                }
+                "path" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.path,
+                        seen,
+                        GlusterfsVolumeSourceField::path as usize,
+                    )
+                }
+                "readOnly" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.read_only,
+                        seen,
+                        GlusterfsVolumeSourceField::read_only as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

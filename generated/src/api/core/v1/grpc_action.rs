@@ -46,6 +46,12 @@ impl<'de> ::serde::Deserialize<'de> for GRPCAction {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum GRPCActionField {
+        port,
+        service,
+    }
+
     impl serde_struct::Empty for GRPCAction {
         #[inline]
         fn empty() -> Self {
@@ -60,28 +66,28 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for GRPCAction {
         const NAME: &'static str = "GRPCAction";
         const NAMES: &'static [&'static str] = &["port", "service"];
-        const REQUIRED: &'static [usize] = &[0];
-
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "port" => Some(0),
-                "service" => Some(1),
-                _ => None,
-            }
-        }
+        const REQUIRED: &'static [usize] = &[GRPCActionField::port as usize];
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.port),
-                1 => serde_struct::read(map, &mut self.service),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "port" => {
+                    serde_struct::read(map, &mut self.port, seen, GRPCActionField::port as usize)
+                }
+                "service" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.service,
+                        seen,
+                        GRPCActionField::service as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

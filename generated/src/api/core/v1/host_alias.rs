@@ -46,6 +46,12 @@ impl<'de> ::serde::Deserialize<'de> for HostAlias {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum HostAliasField {
+        hostnames,
+        ip,
+    }
+
     impl serde_struct::Empty for HostAlias {
         #[inline]
         fn empty() -> Self {
@@ -60,28 +66,26 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for HostAlias {
         const NAME: &'static str = "HostAlias";
         const NAMES: &'static [&'static str] = &["hostnames", "ip"];
-        const REQUIRED: &'static [usize] = &[1];
-
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "hostnames" => Some(0),
-                "ip" => Some(1),
-                _ => None,
-            }
-        }
+        const REQUIRED: &'static [usize] = &[HostAliasField::ip as usize];
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.hostnames),
-                1 => serde_struct::read(map, &mut self.ip),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "hostnames" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.hostnames,
+                        seen,
+                        HostAliasField::hostnames as usize,
+                    )
+                }
+                "ip" => serde_struct::read(map, &mut self.ip, seen, HostAliasField::ip as usize),
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

@@ -46,6 +46,12 @@ impl<'de> ::serde::Deserialize<'de> for HostPathVolumeSource {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum HostPathVolumeSourceField {
+        path,
+        type_,
+    }
+
     impl serde_struct::Empty for HostPathVolumeSource {
         #[inline]
         fn empty() -> Self {
@@ -60,28 +66,33 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for HostPathVolumeSource {
         const NAME: &'static str = "HostPathVolumeSource";
         const NAMES: &'static [&'static str] = &["path", "type"];
-        const REQUIRED: &'static [usize] = &[0];
-
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "path" => Some(0),
-                "type" => Some(1),
-                _ => None,
-            }
-        }
+        const REQUIRED: &'static [usize] = &[HostPathVolumeSourceField::path as usize];
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.path),
-                1 => serde_struct::read(map, &mut self.type_),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "path" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.path,
+                        seen,
+                        HostPathVolumeSourceField::path as usize,
+                    )
+                }
+                "type" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.type_,
+                        seen,
+                        HostPathVolumeSourceField::type_ as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

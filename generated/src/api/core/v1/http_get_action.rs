@@ -58,6 +58,15 @@ impl<'de> ::serde::Deserialize<'de> for HTTPGetAction {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum HTTPGetActionField {
+        host,
+        http_headers,
+        path,
+        port,
+        scheme,
+    }
+
     impl serde_struct::Empty for HTTPGetAction {
         #[inline]
         fn empty() -> Self {
@@ -75,34 +84,42 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for HTTPGetAction {
         const NAME: &'static str = "HTTPGetAction";
         const NAMES: &'static [&'static str] = &["host", "httpHeaders", "path", "port", "scheme"];
-        const REQUIRED: &'static [usize] = &[3];
-
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "host" => Some(0),
-                "httpHeaders" => Some(1),
-                "path" => Some(2),
-                "port" => Some(3),
-                "scheme" => Some(4),
-                _ => None,
-            }
-        }
+        const REQUIRED: &'static [usize] = &[HTTPGetActionField::port as usize];
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.host),
-                1 => serde_struct::read_optional_struct_list(map, &mut self.http_headers),
-                2 => serde_struct::read(map, &mut self.path),
-                3 => serde_struct::read(map, &mut self.port),
-                4 => serde_struct::read(map, &mut self.scheme),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "host" => {
+                    serde_struct::read(map, &mut self.host, seen, HTTPGetActionField::host as usize)
+                }
+                "httpHeaders" => {
+                    serde_struct::read_optional_struct_list(
+                        map,
+                        &mut self.http_headers,
+                        seen,
+                        HTTPGetActionField::http_headers as usize,
+                    )
+                }
+                "path" => {
+                    serde_struct::read(map, &mut self.path, seen, HTTPGetActionField::path as usize)
+                }
+                "port" => {
+                    serde_struct::read(map, &mut self.port, seen, HTTPGetActionField::port as usize)
+                }
+                "scheme" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.scheme,
+                        seen,
+                        HTTPGetActionField::scheme as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

@@ -47,6 +47,12 @@ impl<'de> ::serde::Deserialize<'de> for ImageVolumeSource {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum ImageVolumeSourceField {
+        pull_policy,
+        reference,
+    }
+
     impl serde_struct::Empty for ImageVolumeSource {
         #[inline]
         fn empty() -> Self {
@@ -63,26 +69,31 @@ const _: () = {
         const NAMES: &'static [&'static str] = &["pullPolicy", "reference"];
         const REQUIRED: &'static [usize] = &[];
 
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "pullPolicy" => Some(0),
-                "reference" => Some(1),
-                _ => None,
-            }
-        }
-
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.pull_policy),
-                1 => serde_struct::read(map, &mut self.reference),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "pullPolicy" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.pull_policy,
+                        seen,
+                        ImageVolumeSourceField::pull_policy as usize,
+                    )
+                }
+                "reference" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.reference,
+                        seen,
+                        ImageVolumeSourceField::reference as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

@@ -88,6 +88,21 @@ impl<'de> ::serde::Deserialize<'de> for ISCSIVolumeSource {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum ISCSIVolumeSourceField {
+        chap_auth_discovery,
+        chap_auth_session,
+        fs_type,
+        initiator_name,
+        iqn,
+        iscsi_interface,
+        lun,
+        portals,
+        read_only,
+        secret_ref,
+        target_portal,
+    }
+
     impl serde_struct::Empty for ISCSIVolumeSource {
         #[inline]
         fn empty() -> Self {
@@ -123,46 +138,109 @@ const _: () = {
             "secretRef",
             "targetPortal",
         ];
-        const REQUIRED: &'static [usize] = &[4, 6, 10];
-
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "chapAuthDiscovery" => Some(0),
-                "chapAuthSession" => Some(1),
-                "fsType" => Some(2),
-                "initiatorName" => Some(3),
-                "iqn" => Some(4),
-                "iscsiInterface" => Some(5),
-                "lun" => Some(6),
-                "portals" => Some(7),
-                "readOnly" => Some(8),
-                "secretRef" => Some(9),
-                "targetPortal" => Some(10),
-                _ => None,
-            }
-        }
+        const REQUIRED: &'static [usize] = &[
+            ISCSIVolumeSourceField::iqn as usize,
+            ISCSIVolumeSourceField::lun as usize,
+            ISCSIVolumeSourceField::target_portal as usize,
+        ];
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.chap_auth_discovery),
-                1 => serde_struct::read(map, &mut self.chap_auth_session),
-                2 => serde_struct::read(map, &mut self.fs_type),
-                3 => serde_struct::read(map, &mut self.initiator_name),
-                4 => serde_struct::read(map, &mut self.iqn),
-                5 => serde_struct::read(map, &mut self.iscsi_interface),
-                6 => serde_struct::read(map, &mut self.lun),
-                7 => serde_struct::read(map, &mut self.portals),
-                8 => serde_struct::read(map, &mut self.read_only),
-                9 => serde_struct::read_optional_struct(map, &mut self.secret_ref),
-                10 => serde_struct::read(map, &mut self.target_portal),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "chapAuthDiscovery" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.chap_auth_discovery,
+                        seen,
+                        ISCSIVolumeSourceField::chap_auth_discovery as usize,
+                    )
+                }
+                "chapAuthSession" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.chap_auth_session,
+                        seen,
+                        ISCSIVolumeSourceField::chap_auth_session as usize,
+                    )
+                }
+                "fsType" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.fs_type,
+                        seen,
+                        ISCSIVolumeSourceField::fs_type as usize,
+                    )
+                }
+                "initiatorName" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.initiator_name,
+                        seen,
+                        ISCSIVolumeSourceField::initiator_name as usize,
+                    )
+                }
+                "iqn" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.iqn,
+                        seen,
+                        ISCSIVolumeSourceField::iqn as usize,
+                    )
+                }
+                "iscsiInterface" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.iscsi_interface,
+                        seen,
+                        ISCSIVolumeSourceField::iscsi_interface as usize,
+                    )
+                }
+                "lun" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.lun,
+                        seen,
+                        ISCSIVolumeSourceField::lun as usize,
+                    )
+                }
+                "portals" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.portals,
+                        seen,
+                        ISCSIVolumeSourceField::portals as usize,
+                    )
+                }
+                "readOnly" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.read_only,
+                        seen,
+                        ISCSIVolumeSourceField::read_only as usize,
+                    )
+                }
+                "secretRef" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.secret_ref,
+                        seen,
+                        ISCSIVolumeSourceField::secret_ref as usize,
+                    )
+                }
+                "targetPortal" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.target_portal,
+                        seen,
+                        ISCSIVolumeSourceField::target_portal as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

@@ -49,6 +49,13 @@ impl<'de> ::serde::Deserialize<'de> for KeyToPath {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum KeyToPathField {
+        key,
+        mode,
+        path,
+    }
+
     impl serde_struct::Empty for KeyToPath {
         #[inline]
         fn empty() -> Self {
@@ -64,30 +71,27 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for KeyToPath {
         const NAME: &'static str = "KeyToPath";
         const NAMES: &'static [&'static str] = &["key", "mode", "path"];
-        const REQUIRED: &'static [usize] = &[0, 2];
-
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "key" => Some(0),
-                "mode" => Some(1),
-                "path" => Some(2),
-                _ => None,
-            }
-        }
+        const REQUIRED: &'static [usize] = &[
+            KeyToPathField::key as usize,
+            KeyToPathField::path as usize,
+        ];
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.key),
-                1 => serde_struct::read(map, &mut self.mode),
-                2 => serde_struct::read(map, &mut self.path),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "key" => serde_struct::read(map, &mut self.key, seen, KeyToPathField::key as usize),
+                "mode" => {
+                    serde_struct::read(map, &mut self.mode, seen, KeyToPathField::mode as usize)
+                }
+                "path" => {
+                    serde_struct::read(map, &mut self.path, seen, KeyToPathField::path as usize)
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

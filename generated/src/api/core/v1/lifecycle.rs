@@ -51,6 +51,13 @@ impl<'de> ::serde::Deserialize<'de> for Lifecycle {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum LifecycleField {
+        post_start,
+        pre_stop,
+        stop_signal,
+    }
+
     impl serde_struct::Empty for Lifecycle {
         #[inline]
         fn empty() -> Self {
@@ -68,28 +75,39 @@ const _: () = {
         const NAMES: &'static [&'static str] = &["postStart", "preStop", "stopSignal"];
         const REQUIRED: &'static [usize] = &[];
 
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "postStart" => Some(0),
-                "preStop" => Some(1),
-                "stopSignal" => Some(2),
-                _ => None,
-            }
-        }
-
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read_optional_struct(map, &mut self.post_start),
-                1 => serde_struct::read_optional_struct(map, &mut self.pre_stop),
-                2 => serde_struct::read(map, &mut self.stop_signal),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "postStart" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.post_start,
+                        seen,
+                        LifecycleField::post_start as usize,
+                    )
+                }
+                "preStop" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.pre_stop,
+                        seen,
+                        LifecycleField::pre_stop as usize,
+                    )
+                }
+                "stopSignal" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.stop_signal,
+                        seen,
+                        LifecycleField::stop_signal as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

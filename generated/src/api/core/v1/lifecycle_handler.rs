@@ -55,6 +55,14 @@ impl<'de> ::serde::Deserialize<'de> for LifecycleHandler {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum LifecycleHandlerField {
+        exec,
+        http_get,
+        sleep,
+        tcp_socket,
+    }
+
     impl serde_struct::Empty for LifecycleHandler {
         #[inline]
         fn empty() -> Self {
@@ -73,30 +81,47 @@ const _: () = {
         const NAMES: &'static [&'static str] = &["exec", "httpGet", "sleep", "tcpSocket"];
         const REQUIRED: &'static [usize] = &[];
 
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "exec" => Some(0),
-                "httpGet" => Some(1),
-                "sleep" => Some(2),
-                "tcpSocket" => Some(3),
-                _ => None,
-            }
-        }
-
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read_optional_struct(map, &mut self.exec),
-                1 => serde_struct::read_optional_struct(map, &mut self.http_get),
-                2 => serde_struct::read_optional_struct(map, &mut self.sleep),
-                3 => serde_struct::read_optional_struct(map, &mut self.tcp_socket),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "exec" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.exec,
+                        seen,
+                        LifecycleHandlerField::exec as usize,
+                    )
+                }
+                "httpGet" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.http_get,
+                        seen,
+                        LifecycleHandlerField::http_get as usize,
+                    )
+                }
+                "sleep" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.sleep,
+                        seen,
+                        LifecycleHandlerField::sleep as usize,
+                    )
+                }
+                "tcpSocket" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.tcp_socket,
+                        seen,
+                        LifecycleHandlerField::tcp_socket as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

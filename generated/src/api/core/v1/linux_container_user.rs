@@ -53,6 +53,13 @@ impl<'de> ::serde::Deserialize<'de> for LinuxContainerUser {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum LinuxContainerUserField {
+        gid,
+        supplemental_groups,
+        uid,
+    }
+
     impl serde_struct::Empty for LinuxContainerUser {
         #[inline]
         fn empty() -> Self {
@@ -68,30 +75,44 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for LinuxContainerUser {
         const NAME: &'static str = "LinuxContainerUser";
         const NAMES: &'static [&'static str] = &["gid", "supplementalGroups", "uid"];
-        const REQUIRED: &'static [usize] = &[0, 2];
-
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "gid" => Some(0),
-                "supplementalGroups" => Some(1),
-                "uid" => Some(2),
-                _ => None,
-            }
-        }
+        const REQUIRED: &'static [usize] = &[
+            LinuxContainerUserField::gid as usize,
+            LinuxContainerUserField::uid as usize,
+        ];
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.gid),
-                1 => serde_struct::read(map, &mut self.supplemental_groups),
-                2 => serde_struct::read(map, &mut self.uid),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "gid" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.gid,
+                        seen,
+                        LinuxContainerUserField::gid as usize,
+                    )
+                }
+                "supplementalGroups" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.supplemental_groups,
+                        seen,
+                        LinuxContainerUserField::supplemental_groups as usize,
+                    )
+                }
+                "uid" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.uid,
+                        seen,
+                        LinuxContainerUserField::uid as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

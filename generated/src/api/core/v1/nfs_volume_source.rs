@@ -49,6 +49,13 @@ impl<'de> ::serde::Deserialize<'de> for NFSVolumeSource {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum NFSVolumeSourceField {
+        path,
+        read_only,
+        server,
+    }
+
     impl serde_struct::Empty for NFSVolumeSource {
         #[inline]
         fn empty() -> Self {
@@ -64,30 +71,44 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for NFSVolumeSource {
         const NAME: &'static str = "NFSVolumeSource";
         const NAMES: &'static [&'static str] = &["path", "readOnly", "server"];
-        const REQUIRED: &'static [usize] = &[0, 2];
-
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "path" => Some(0),
-                "readOnly" => Some(1),
-                "server" => Some(2),
-                _ => None,
-            }
-        }
+        const REQUIRED: &'static [usize] = &[
+            NFSVolumeSourceField::path as usize,
+            NFSVolumeSourceField::server as usize,
+        ];
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.path),
-                1 => serde_struct::read(map, &mut self.read_only),
-                2 => serde_struct::read(map, &mut self.server),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "path" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.path,
+                        seen,
+                        NFSVolumeSourceField::path as usize,
+                    )
+                }
+                "readOnly" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.read_only,
+                        seen,
+                        NFSVolumeSourceField::read_only as usize,
+                    )
+                }
+                "server" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.server,
+                        seen,
+                        NFSVolumeSourceField::server as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

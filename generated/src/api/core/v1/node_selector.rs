@@ -37,6 +37,11 @@ impl<'de> ::serde::Deserialize<'de> for NodeSelector {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum NodeSelectorField {
+        node_selector_terms,
+    }
+
     impl serde_struct::Empty for NodeSelector {
         #[inline]
         fn empty() -> Self {
@@ -50,26 +55,25 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for NodeSelector {
         const NAME: &'static str = "NodeSelector";
         const NAMES: &'static [&'static str] = &["nodeSelectorTerms"];
-        const REQUIRED: &'static [usize] = &[0];
-
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "nodeSelectorTerms" => Some(0),
-                _ => None,
-            }
-        }
+        const REQUIRED: &'static [usize] = &[NodeSelectorField::node_selector_terms as usize];
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read_struct_list(map, &mut self.node_selector_terms),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "nodeSelectorTerms" => {
+                    serde_struct::read_struct_list(
+                        map,
+                        &mut self.node_selector_terms,
+                        seen,
+                        NodeSelectorField::node_selector_terms as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

@@ -49,6 +49,13 @@ impl<'de> ::serde::Deserialize<'de> for NodeSelectorRequirement {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum NodeSelectorRequirementField {
+        key,
+        operator,
+        values,
+    }
+
     impl serde_struct::Empty for NodeSelectorRequirement {
         #[inline]
         fn empty() -> Self {
@@ -64,30 +71,44 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for NodeSelectorRequirement {
         const NAME: &'static str = "NodeSelectorRequirement";
         const NAMES: &'static [&'static str] = &["key", "operator", "values"];
-        const REQUIRED: &'static [usize] = &[0, 1];
-
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "key" => Some(0),
-                "operator" => Some(1),
-                "values" => Some(2),
-                _ => None,
-            }
-        }
+        const REQUIRED: &'static [usize] = &[
+            NodeSelectorRequirementField::key as usize,
+            NodeSelectorRequirementField::operator as usize,
+        ];
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.key),
-                1 => serde_struct::read(map, &mut self.operator),
-                2 => serde_struct::read(map, &mut self.values),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "key" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.key,
+                        seen,
+                        NodeSelectorRequirementField::key as usize,
+                    )
+                }
+                "operator" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.operator,
+                        seen,
+                        NodeSelectorRequirementField::operator as usize,
+                    )
+                }
+                "values" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.values,
+                        seen,
+                        NodeSelectorRequirementField::values as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

@@ -51,6 +51,12 @@ impl<'de> ::serde::Deserialize<'de> for NodeSelectorTerm {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum NodeSelectorTermField {
+        match_expressions,
+        match_fields,
+    }
+
     impl serde_struct::Empty for NodeSelectorTerm {
         #[inline]
         fn empty() -> Self {
@@ -67,26 +73,31 @@ const _: () = {
         const NAMES: &'static [&'static str] = &["matchExpressions", "matchFields"];
         const REQUIRED: &'static [usize] = &[];
 
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "matchExpressions" => Some(0),
-                "matchFields" => Some(1),
-                _ => None,
-            }
-        }
-
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read_optional_struct_list(map, &mut self.match_expressions),
-                1 => serde_struct::read_optional_struct_list(map, &mut self.match_fields),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "matchExpressions" => {
+                    serde_struct::read_optional_struct_list(
+                        map,
+                        &mut self.match_expressions,
+                        seen,
+                        NodeSelectorTermField::match_expressions as usize,
+                    )
+                }
+                "matchFields" => {
+                    serde_struct::read_optional_struct_list(
+                        map,
+                        &mut self.match_fields,
+                        seen,
+                        NodeSelectorTermField::match_fields as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

@@ -46,6 +46,12 @@ impl<'de> ::serde::Deserialize<'de> for ObjectFieldSelector {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum ObjectFieldSelectorField {
+        api_version,
+        field_path,
+    }
+
     impl serde_struct::Empty for ObjectFieldSelector {
         #[inline]
         fn empty() -> Self {
@@ -60,28 +66,33 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for ObjectFieldSelector {
         const NAME: &'static str = "ObjectFieldSelector";
         const NAMES: &'static [&'static str] = &["apiVersion", "fieldPath"];
-        const REQUIRED: &'static [usize] = &[1];
-
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "apiVersion" => Some(0),
-                "fieldPath" => Some(1),
-                _ => None,
-            }
-        }
+        const REQUIRED: &'static [usize] = &[ObjectFieldSelectorField::field_path as usize];
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.api_version),
-                1 => serde_struct::read(map, &mut self.field_path),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "apiVersion" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.api_version,
+                        seen,
+                        ObjectFieldSelectorField::api_version as usize,
+                    )
+                }
+                "fieldPath" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.field_path,
+                        seen,
+                        ObjectFieldSelectorField::field_path as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

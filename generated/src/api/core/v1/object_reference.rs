@@ -71,6 +71,17 @@ impl<'de> ::serde::Deserialize<'de> for ObjectReference {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum ObjectReferenceField {
+        api_version,
+        field_path,
+        kind,
+        name,
+        namespace,
+        resource_version,
+        uid,
+    }
+
     impl serde_struct::Empty for ObjectReference {
         #[inline]
         fn empty() -> Self {
@@ -100,36 +111,66 @@ const _: () = {
         ];
         const REQUIRED: &'static [usize] = &[];
 
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "apiVersion" => Some(0),
-                "fieldPath" => Some(1),
-                "kind" => Some(2),
-                "name" => Some(3),
-                "namespace" => Some(4),
-                "resourceVersion" => Some(5),
-                "uid" => Some(6),
-                _ => None,
-            }
-        }
-
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.api_version),
-                1 => serde_struct::read(map, &mut self.field_path),
-                2 => serde_struct::read(map, &mut self.kind),
-                3 => serde_struct::read(map, &mut self.name),
-                4 => serde_struct::read(map, &mut self.namespace),
-                5 => serde_struct::read(map, &mut self.resource_version),
-                6 => serde_struct::read(map, &mut self.uid),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "apiVersion" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.api_version,
+                        seen,
+                        ObjectReferenceField::api_version as usize,
+                    )
+                }
+                "fieldPath" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.field_path,
+                        seen,
+                        ObjectReferenceField::field_path as usize,
+                    )
+                }
+                "kind" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.kind,
+                        seen,
+                        ObjectReferenceField::kind as usize,
+                    )
+                }
+                "name" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.name,
+                        seen,
+                        ObjectReferenceField::name as usize,
+                    )
+                }
+                "namespace" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.namespace,
+                        seen,
+                        ObjectReferenceField::namespace as usize,
+                    )
+                }
+                "resourceVersion" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.resource_version,
+                        seen,
+                        ObjectReferenceField::resource_version as usize,
+                    )
+                }
+                "uid" => {
+                    serde_struct::read(map, &mut self.uid, seen, ObjectReferenceField::uid as usize)
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

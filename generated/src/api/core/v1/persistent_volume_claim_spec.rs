@@ -85,6 +85,19 @@ impl<'de> ::serde::Deserialize<'de> for PersistentVolumeClaimSpec {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum PersistentVolumeClaimSpecField {
+        access_modes,
+        data_source,
+        data_source_ref,
+        resources,
+        selector,
+        storage_class_name,
+        volume_attributes_class_name,
+        volume_mode,
+        volume_name,
+    }
+
     impl serde_struct::Empty for PersistentVolumeClaimSpec {
         #[inline]
         fn empty() -> Self {
@@ -118,40 +131,87 @@ const _: () = {
         ];
         const REQUIRED: &'static [usize] = &[];
 
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "accessModes" => Some(0),
-                "dataSource" => Some(1),
-                "dataSourceRef" => Some(2),
-                "resources" => Some(3),
-                "selector" => Some(4),
-                "storageClassName" => Some(5),
-                "volumeAttributesClassName" => Some(6),
-                "volumeMode" => Some(7),
-                "volumeName" => Some(8),
-                _ => None,
-            }
-        }
-
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.access_modes),
-                1 => serde_struct::read_optional_struct(map, &mut self.data_source),
-                2 => serde_struct::read_optional_struct(map, &mut self.data_source_ref),
-                3 => serde_struct::read_optional_struct(map, &mut self.resources),
-                4 => serde_struct::read_optional_struct(map, &mut self.selector),
-                5 => serde_struct::read(map, &mut self.storage_class_name),
-                6 => serde_struct::read(map, &mut self.volume_attributes_class_name),
-                7 => serde_struct::read(map, &mut self.volume_mode),
-                8 => serde_struct::read(map, &mut self.volume_name),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "accessModes" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.access_modes,
+                        seen,
+                        PersistentVolumeClaimSpecField::access_modes as usize,
+                    )
+                }
+                "dataSource" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.data_source,
+                        seen,
+                        PersistentVolumeClaimSpecField::data_source as usize,
+                    )
+                }
+                "dataSourceRef" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.data_source_ref,
+                        seen,
+                        PersistentVolumeClaimSpecField::data_source_ref as usize,
+                    )
+                }
+                "resources" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.resources,
+                        seen,
+                        PersistentVolumeClaimSpecField::resources as usize,
+                    )
+                }
+                "selector" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.selector,
+                        seen,
+                        PersistentVolumeClaimSpecField::selector as usize,
+                    )
+                }
+                "storageClassName" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.storage_class_name,
+                        seen,
+                        PersistentVolumeClaimSpecField::storage_class_name as usize,
+                    )
+                }
+                "volumeAttributesClassName" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.volume_attributes_class_name,
+                        seen,
+                        PersistentVolumeClaimSpecField::volume_attributes_class_name as usize,
+                    )
+                }
+                "volumeMode" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.volume_mode,
+                        seen,
+                        PersistentVolumeClaimSpecField::volume_mode as usize,
+                    )
+                }
+                "volumeName" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.volume_name,
+                        seen,
+                        PersistentVolumeClaimSpecField::volume_name as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

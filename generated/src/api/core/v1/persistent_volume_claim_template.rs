@@ -48,6 +48,12 @@ impl<'de> ::serde::Deserialize<'de> for PersistentVolumeClaimTemplate {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum PersistentVolumeClaimTemplateField {
+        metadata,
+        spec,
+    }
+
     impl serde_struct::Empty for PersistentVolumeClaimTemplate {
         #[inline]
         fn empty() -> Self {
@@ -62,28 +68,33 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for PersistentVolumeClaimTemplate {
         const NAME: &'static str = "PersistentVolumeClaimTemplate";
         const NAMES: &'static [&'static str] = &["metadata", "spec"];
-        const REQUIRED: &'static [usize] = &[1];
-
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "metadata" => Some(0),
-                "spec" => Some(1),
-                _ => None,
-            }
-        }
+        const REQUIRED: &'static [usize] = &[PersistentVolumeClaimTemplateField::spec as usize];
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read_optional_struct(map, &mut self.metadata),
-                1 => serde_struct::read_struct(map, &mut self.spec),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "metadata" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.metadata,
+                        seen,
+                        PersistentVolumeClaimTemplateField::metadata as usize,
+                    )
+                }
+                "spec" => {
+                    serde_struct::read_struct(
+                        map,
+                        &mut self.spec,
+                        seen,
+                        PersistentVolumeClaimTemplateField::spec as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

@@ -46,6 +46,12 @@ impl<'de> ::serde::Deserialize<'de> for PersistentVolumeClaimVolumeSource {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum PersistentVolumeClaimVolumeSourceField {
+        claim_name,
+        read_only,
+    }
+
     impl serde_struct::Empty for PersistentVolumeClaimVolumeSource {
         #[inline]
         fn empty() -> Self {
@@ -60,28 +66,35 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for PersistentVolumeClaimVolumeSource {
         const NAME: &'static str = "PersistentVolumeClaimVolumeSource";
         const NAMES: &'static [&'static str] = &["claimName", "readOnly"];
-        const REQUIRED: &'static [usize] = &[0];
-
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "claimName" => Some(0),
-                "readOnly" => Some(1),
-                _ => None,
-            }
-        }
+        const REQUIRED: &'static [usize] = &[
+            PersistentVolumeClaimVolumeSourceField::claim_name as usize,
+        ];
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.claim_name),
-                1 => serde_struct::read(map, &mut self.read_only),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "claimName" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.claim_name,
+                        seen,
+                        PersistentVolumeClaimVolumeSourceField::claim_name as usize,
+                    )
+                }
+                "readOnly" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.read_only,
+                        seen,
+                        PersistentVolumeClaimVolumeSourceField::read_only as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

@@ -46,6 +46,12 @@ impl<'de> ::serde::Deserialize<'de> for PhotonPersistentDiskVolumeSource {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum PhotonPersistentDiskVolumeSourceField {
+        fs_type,
+        pd_id,
+    }
+
     impl serde_struct::Empty for PhotonPersistentDiskVolumeSource {
         #[inline]
         fn empty() -> Self {
@@ -60,28 +66,33 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for PhotonPersistentDiskVolumeSource {
         const NAME: &'static str = "PhotonPersistentDiskVolumeSource";
         const NAMES: &'static [&'static str] = &["fsType", "pdID"];
-        const REQUIRED: &'static [usize] = &[1];
-
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "fsType" => Some(0),
-                "pdID" => Some(1),
-                _ => None,
-            }
-        }
+        const REQUIRED: &'static [usize] = &[PhotonPersistentDiskVolumeSourceField::pd_id as usize];
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.fs_type),
-                1 => serde_struct::read(map, &mut self.pd_id),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "fsType" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.fs_type,
+                        seen,
+                        PhotonPersistentDiskVolumeSourceField::fs_type as usize,
+                    )
+                }
+                "pdID" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.pd_id,
+                        seen,
+                        PhotonPersistentDiskVolumeSourceField::pd_id as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

@@ -74,6 +74,16 @@ impl<'de> ::serde::Deserialize<'de> for PodAffinityTerm {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum PodAffinityTermField {
+        label_selector,
+        match_label_keys,
+        mismatch_label_keys,
+        namespace_selector,
+        namespaces,
+        topology_key,
+    }
+
     impl serde_struct::Empty for PodAffinityTerm {
         #[inline]
         fn empty() -> Self {
@@ -99,36 +109,65 @@ const _: () = {
             "namespaces",
             "topologyKey",
         ];
-        const REQUIRED: &'static [usize] = &[5];
-
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "labelSelector" => Some(0),
-                "matchLabelKeys" => Some(1),
-                "mismatchLabelKeys" => Some(2),
-                "namespaceSelector" => Some(3),
-                "namespaces" => Some(4),
-                "topologyKey" => Some(5),
-                _ => None,
-            }
-        }
+        const REQUIRED: &'static [usize] = &[PodAffinityTermField::topology_key as usize];
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read_optional_struct(map, &mut self.label_selector),
-                1 => serde_struct::read(map, &mut self.match_label_keys),
-                2 => serde_struct::read(map, &mut self.mismatch_label_keys),
-                3 => serde_struct::read_optional_struct(map, &mut self.namespace_selector),
-                4 => serde_struct::read(map, &mut self.namespaces),
-                5 => serde_struct::read(map, &mut self.topology_key),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "labelSelector" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.label_selector,
+                        seen,
+                        PodAffinityTermField::label_selector as usize,
+                    )
+                }
+                "matchLabelKeys" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.match_label_keys,
+                        seen,
+                        PodAffinityTermField::match_label_keys as usize,
+                    )
+                }
+                "mismatchLabelKeys" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.mismatch_label_keys,
+                        seen,
+                        PodAffinityTermField::mismatch_label_keys as usize,
+                    )
+                }
+                "namespaceSelector" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.namespace_selector,
+                        seen,
+                        PodAffinityTermField::namespace_selector as usize,
+                    )
+                }
+                "namespaces" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.namespaces,
+                        seen,
+                        PodAffinityTermField::namespaces as usize,
+                    )
+                }
+                "topologyKey" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.topology_key,
+                        seen,
+                        PodAffinityTermField::topology_key as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

@@ -59,6 +59,12 @@ impl<'de> ::serde::Deserialize<'de> for PodAntiAffinity {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum PodAntiAffinityField {
+        preferred_during_scheduling_ignored_during_execution,
+        required_during_scheduling_ignored_during_execution,
+    }
+
     impl serde_struct::Empty for PodAntiAffinity {
         #[inline]
         fn empty() -> Self {
@@ -78,36 +84,31 @@ const _: () = {
         ];
         const REQUIRED: &'static [usize] = &[];
 
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "preferredDuringSchedulingIgnoredDuringExecution" => Some(0),
-                "requiredDuringSchedulingIgnoredDuringExecution" => Some(1),
-                _ => None,
-            }
-        }
-
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => {
+            match name {
+                "preferredDuringSchedulingIgnoredDuringExecution" => {
                     serde_struct::read_optional_struct_list(
                         map,
                         &mut self.preferred_during_scheduling_ignored_during_execution,
+                        seen,
+                        PodAntiAffinityField::preferred_during_scheduling_ignored_during_execution as usize,
                     )
                 }
-                1 => {
+                "requiredDuringSchedulingIgnoredDuringExecution" => {
                     serde_struct::read_optional_struct_list(
                         map,
                         &mut self.required_during_scheduling_ignored_during_execution,
+                        seen,
+                        PodAntiAffinityField::required_during_scheduling_ignored_during_execution as usize,
                     )
                 }
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

@@ -81,6 +81,17 @@ impl<'de> ::serde::Deserialize<'de> for PodCertificateProjection {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum PodCertificateProjectionField {
+        certificate_chain_path,
+        credential_bundle_path,
+        key_path,
+        key_type,
+        max_expiration_seconds,
+        signer_name,
+        user_annotations,
+    }
+
     impl serde_struct::Empty for PodCertificateProjection {
         #[inline]
         fn empty() -> Self {
@@ -108,38 +119,76 @@ const _: () = {
             "signerName",
             "userAnnotations",
         ];
-        const REQUIRED: &'static [usize] = &[3, 5];
-
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "certificateChainPath" => Some(0),
-                "credentialBundlePath" => Some(1),
-                "keyPath" => Some(2),
-                "keyType" => Some(3),
-                "maxExpirationSeconds" => Some(4),
-                "signerName" => Some(5),
-                "userAnnotations" => Some(6),
-                _ => None,
-            }
-        }
+        const REQUIRED: &'static [usize] = &[
+            PodCertificateProjectionField::key_type as usize,
+            PodCertificateProjectionField::signer_name as usize,
+        ];
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.certificate_chain_path),
-                1 => serde_struct::read(map, &mut self.credential_bundle_path),
-                2 => serde_struct::read(map, &mut self.key_path),
-                3 => serde_struct::read(map, &mut self.key_type),
-                4 => serde_struct::read(map, &mut self.max_expiration_seconds),
-                5 => serde_struct::read(map, &mut self.signer_name),
-                6 => serde_struct::read(map, &mut self.user_annotations),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "certificateChainPath" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.certificate_chain_path,
+                        seen,
+                        PodCertificateProjectionField::certificate_chain_path as usize,
+                    )
+                }
+                "credentialBundlePath" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.credential_bundle_path,
+                        seen,
+                        PodCertificateProjectionField::credential_bundle_path as usize,
+                    )
+                }
+                "keyPath" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.key_path,
+                        seen,
+                        PodCertificateProjectionField::key_path as usize,
+                    )
+                }
+                "keyType" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.key_type,
+                        seen,
+                        PodCertificateProjectionField::key_type as usize,
+                    )
+                }
+                "maxExpirationSeconds" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.max_expiration_seconds,
+                        seen,
+                        PodCertificateProjectionField::max_expiration_seconds as usize,
+                    )
+                }
+                "signerName" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.signer_name,
+                        seen,
+                        PodCertificateProjectionField::signer_name as usize,
+                    )
+                }
+                "userAnnotations" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.user_annotations,
+                        seen,
+                        PodCertificateProjectionField::user_annotations as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

@@ -77,6 +77,17 @@ impl<'de> ::serde::Deserialize<'de> for PodCondition {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum PodConditionField {
+        last_probe_time,
+        last_transition_time,
+        message,
+        observed_generation,
+        reason,
+        status,
+        type_,
+    }
+
     impl serde_struct::Empty for PodCondition {
         #[inline]
         fn empty() -> Self {
@@ -104,38 +115,76 @@ const _: () = {
             "status",
             "type",
         ];
-        const REQUIRED: &'static [usize] = &[5, 6];
-
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "lastProbeTime" => Some(0),
-                "lastTransitionTime" => Some(1),
-                "message" => Some(2),
-                "observedGeneration" => Some(3),
-                "reason" => Some(4),
-                "status" => Some(5),
-                "type" => Some(6),
-                _ => None,
-            }
-        }
+        const REQUIRED: &'static [usize] = &[
+            PodConditionField::status as usize,
+            PodConditionField::type_ as usize,
+        ];
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.last_probe_time),
-                1 => serde_struct::read(map, &mut self.last_transition_time),
-                2 => serde_struct::read(map, &mut self.message),
-                3 => serde_struct::read(map, &mut self.observed_generation),
-                4 => serde_struct::read(map, &mut self.reason),
-                5 => serde_struct::read(map, &mut self.status),
-                6 => serde_struct::read(map, &mut self.type_),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "lastProbeTime" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.last_probe_time,
+                        seen,
+                        PodConditionField::last_probe_time as usize,
+                    )
+                }
+                "lastTransitionTime" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.last_transition_time,
+                        seen,
+                        PodConditionField::last_transition_time as usize,
+                    )
+                }
+                "message" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.message,
+                        seen,
+                        PodConditionField::message as usize,
+                    )
+                }
+                "observedGeneration" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.observed_generation,
+                        seen,
+                        PodConditionField::observed_generation as usize,
+                    )
+                }
+                "reason" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.reason,
+                        seen,
+                        PodConditionField::reason as usize,
+                    )
+                }
+                "status" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.status,
+                        seen,
+                        PodConditionField::status as usize,
+                    )
+                }
+                "type" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.type_,
+                        seen,
+                        PodConditionField::type_ as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

@@ -51,6 +51,13 @@ impl<'de> ::serde::Deserialize<'de> for PodDNSConfig {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum PodDNSConfigField {
+        nameservers,
+        options,
+        searches,
+    }
+
     impl serde_struct::Empty for PodDNSConfig {
         #[inline]
         fn empty() -> Self {
@@ -68,28 +75,39 @@ const _: () = {
         const NAMES: &'static [&'static str] = &["nameservers", "options", "searches"];
         const REQUIRED: &'static [usize] = &[];
 
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "nameservers" => Some(0),
-                "options" => Some(1),
-                "searches" => Some(2),
-                _ => None,
-            }
-        }
-
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.nameservers),
-                1 => serde_struct::read_optional_struct_list(map, &mut self.options),
-                2 => serde_struct::read(map, &mut self.searches),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "nameservers" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.nameservers,
+                        seen,
+                        PodDNSConfigField::nameservers as usize,
+                    )
+                }
+                "options" => {
+                    serde_struct::read_optional_struct_list(
+                        map,
+                        &mut self.options,
+                        seen,
+                        PodDNSConfigField::options as usize,
+                    )
+                }
+                "searches" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.searches,
+                        seen,
+                        PodDNSConfigField::searches as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

@@ -40,6 +40,12 @@ impl<'de> ::serde::Deserialize<'de> for PodExtendedResourceClaimStatus {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum PodExtendedResourceClaimStatusField {
+        request_mappings,
+        resource_claim_name,
+    }
+
     impl serde_struct::Empty for PodExtendedResourceClaimStatus {
         #[inline]
         fn empty() -> Self {
@@ -54,28 +60,36 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for PodExtendedResourceClaimStatus {
         const NAME: &'static str = "PodExtendedResourceClaimStatus";
         const NAMES: &'static [&'static str] = &["requestMappings", "resourceClaimName"];
-        const REQUIRED: &'static [usize] = &[0, 1];
-
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "requestMappings" => Some(0),
-                "resourceClaimName" => Some(1),
-                _ => None,
-            }
-        }
+        const REQUIRED: &'static [usize] = &[
+            PodExtendedResourceClaimStatusField::request_mappings as usize,
+            PodExtendedResourceClaimStatusField::resource_claim_name as usize,
+        ];
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read_struct_list(map, &mut self.request_mappings),
-                1 => serde_struct::read(map, &mut self.resource_claim_name),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "requestMappings" => {
+                    serde_struct::read_struct_list(
+                        map,
+                        &mut self.request_mappings,
+                        seen,
+                        PodExtendedResourceClaimStatusField::request_mappings as usize,
+                    )
+                }
+                "resourceClaimName" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.resource_claim_name,
+                        seen,
+                        PodExtendedResourceClaimStatusField::resource_claim_name as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

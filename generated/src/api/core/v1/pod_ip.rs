@@ -37,6 +37,11 @@ impl<'de> ::serde::Deserialize<'de> for PodIP {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum PodIPField {
+        ip,
+    }
+
     impl serde_struct::Empty for PodIP {
         #[inline]
         fn empty() -> Self {
@@ -50,26 +55,18 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for PodIP {
         const NAME: &'static str = "PodIP";
         const NAMES: &'static [&'static str] = &["ip"];
-        const REQUIRED: &'static [usize] = &[0];
-
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "ip" => Some(0),
-                _ => None,
-            }
-        }
+        const REQUIRED: &'static [usize] = &[PodIPField::ip as usize];
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.ip),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "ip" => serde_struct::read(map, &mut self.ip, seen, PodIPField::ip as usize),
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

@@ -63,6 +63,14 @@ impl<'de> ::serde::Deserialize<'de> for PodList {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum PodListField {
+        api_version,
+        items,
+        kind,
+        metadata,
+    }
+
     impl serde_struct::Empty for PodList {
         #[inline]
         fn empty() -> Self {
@@ -79,32 +87,44 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for PodList {
         const NAME: &'static str = "PodList";
         const NAMES: &'static [&'static str] = &["apiVersion", "items", "kind", "metadata"];
-        const REQUIRED: &'static [usize] = &[1];
-
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "apiVersion" => Some(0),
-                "items" => Some(1),
-                "kind" => Some(2),
-                "metadata" => Some(3),
-                _ => None,
-            }
-        }
+        const REQUIRED: &'static [usize] = &[PodListField::items as usize];
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.api_version),
-                1 => serde_struct::read_struct_list(map, &mut self.items),
-                2 => serde_struct::read(map, &mut self.kind),
-                3 => serde_struct::read_optional_struct(map, &mut self.metadata),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "apiVersion" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.api_version,
+                        seen,
+                        PodListField::api_version as usize,
+                    )
+                }
+                "items" => {
+                    serde_struct::read_struct_list(
+                        map,
+                        &mut self.items,
+                        seen,
+                        PodListField::items as usize,
+                    )
+                }
+                "kind" => {
+                    serde_struct::read(map, &mut self.kind, seen, PodListField::kind as usize)
+                }
+                "metadata" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.metadata,
+                        seen,
+                        PodListField::metadata as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

@@ -58,6 +58,13 @@ impl<'de> ::serde::Deserialize<'de> for PodResourceClaim {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum PodResourceClaimField {
+        name,
+        resource_claim_name,
+        resource_claim_template_name,
+    }
+
     impl serde_struct::Empty for PodResourceClaim {
         #[inline]
         fn empty() -> Self {
@@ -77,30 +84,41 @@ const _: () = {
             "resourceClaimName",
             "resourceClaimTemplateName",
         ];
-        const REQUIRED: &'static [usize] = &[0];
-
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "name" => Some(0),
-                "resourceClaimName" => Some(1),
-                "resourceClaimTemplateName" => Some(2),
-                _ => None,
-            }
-        }
+        const REQUIRED: &'static [usize] = &[PodResourceClaimField::name as usize];
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.name),
-                1 => serde_struct::read(map, &mut self.resource_claim_name),
-                2 => serde_struct::read(map, &mut self.resource_claim_template_name),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "name" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.name,
+                        seen,
+                        PodResourceClaimField::name as usize,
+                    )
+                }
+                "resourceClaimName" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.resource_claim_name,
+                        seen,
+                        PodResourceClaimField::resource_claim_name as usize,
+                    )
+                }
+                "resourceClaimTemplateName" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.resource_claim_template_name,
+                        seen,
+                        PodResourceClaimField::resource_claim_template_name as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

@@ -50,6 +50,12 @@ impl<'de> ::serde::Deserialize<'de> for PodResourceClaimStatus {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum PodResourceClaimStatusField {
+        name,
+        resource_claim_name,
+    }
+
     impl serde_struct::Empty for PodResourceClaimStatus {
         #[inline]
         fn empty() -> Self {
@@ -64,28 +70,33 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for PodResourceClaimStatus {
         const NAME: &'static str = "PodResourceClaimStatus";
         const NAMES: &'static [&'static str] = &["name", "resourceClaimName"];
-        const REQUIRED: &'static [usize] = &[0];
-
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "name" => Some(0),
-                "resourceClaimName" => Some(1),
-                _ => None,
-            }
-        }
+        const REQUIRED: &'static [usize] = &[PodResourceClaimStatusField::name as usize];
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.name),
-                1 => serde_struct::read(map, &mut self.resource_claim_name),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "name" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.name,
+                        seen,
+                        PodResourceClaimStatusField::name as usize,
+                    )
+                }
+                "resourceClaimName" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.resource_claim_name,
+                        seen,
+                        PodResourceClaimStatusField::resource_claim_name as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

@@ -111,6 +111,23 @@ impl<'de> ::serde::Deserialize<'de> for PodSecurityContext {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum PodSecurityContextField {
+        app_armor_profile,
+        fs_group,
+        fs_group_change_policy,
+        run_as_group,
+        run_as_non_root,
+        run_as_user,
+        se_linux_change_policy,
+        se_linux_options,
+        seccomp_profile,
+        supplemental_groups,
+        supplemental_groups_policy,
+        sysctls,
+        windows_options,
+    }
+
     impl serde_struct::Empty for PodSecurityContext {
         #[inline]
         fn empty() -> Self {
@@ -152,48 +169,119 @@ const _: () = {
         ];
         const REQUIRED: &'static [usize] = &[];
 
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "appArmorProfile" => Some(0),
-                "fsGroup" => Some(1),
-                "fsGroupChangePolicy" => Some(2),
-                "runAsGroup" => Some(3),
-                "runAsNonRoot" => Some(4),
-                "runAsUser" => Some(5),
-                "seLinuxChangePolicy" => Some(6),
-                "seLinuxOptions" => Some(7),
-                "seccompProfile" => Some(8),
-                "supplementalGroups" => Some(9),
-                "supplementalGroupsPolicy" => Some(10),
-                "sysctls" => Some(11),
-                "windowsOptions" => Some(12),
-                _ => None,
-            }
-        }
-
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read_optional_struct(map, &mut self.app_armor_profile),
-                1 => serde_struct::read(map, &mut self.fs_group),
-                2 => serde_struct::read(map, &mut self.fs_group_change_policy),
-                3 => serde_struct::read(map, &mut self.run_as_group),
-                4 => serde_struct::read(map, &mut self.run_as_non_root),
-                5 => serde_struct::read(map, &mut self.run_as_user),
-                6 => serde_struct::read(map, &mut self.se_linux_change_policy),
-                7 => serde_struct::read_optional_struct(map, &mut self.se_linux_options),
-                8 => serde_struct::read_optional_struct(map, &mut self.seccomp_profile),
-                9 => serde_struct::read(map, &mut self.supplemental_groups),
-                10 => serde_struct::read(map, &mut self.supplemental_groups_policy),
-                11 => serde_struct::read_optional_struct_list(map, &mut self.sysctls),
-                12 => serde_struct::read_optional_struct(map, &mut self.windows_options),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "appArmorProfile" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.app_armor_profile,
+                        seen,
+                        PodSecurityContextField::app_armor_profile as usize,
+                    )
+                }
+                "fsGroup" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.fs_group,
+                        seen,
+                        PodSecurityContextField::fs_group as usize,
+                    )
+                }
+                "fsGroupChangePolicy" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.fs_group_change_policy,
+                        seen,
+                        PodSecurityContextField::fs_group_change_policy as usize,
+                    )
+                }
+                "runAsGroup" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.run_as_group,
+                        seen,
+                        PodSecurityContextField::run_as_group as usize,
+                    )
+                }
+                "runAsNonRoot" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.run_as_non_root,
+                        seen,
+                        PodSecurityContextField::run_as_non_root as usize,
+                    )
+                }
+                "runAsUser" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.run_as_user,
+                        seen,
+                        PodSecurityContextField::run_as_user as usize,
+                    )
+                }
+                "seLinuxChangePolicy" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.se_linux_change_policy,
+                        seen,
+                        PodSecurityContextField::se_linux_change_policy as usize,
+                    )
+                }
+                "seLinuxOptions" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.se_linux_options,
+                        seen,
+                        PodSecurityContextField::se_linux_options as usize,
+                    )
+                }
+                "seccompProfile" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.seccomp_profile,
+                        seen,
+                        PodSecurityContextField::seccomp_profile as usize,
+                    )
+                }
+                "supplementalGroups" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.supplemental_groups,
+                        seen,
+                        PodSecurityContextField::supplemental_groups as usize,
+                    )
+                }
+                "supplementalGroupsPolicy" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.supplemental_groups_policy,
+                        seen,
+                        PodSecurityContextField::supplemental_groups_policy as usize,
+                    )
+                }
+                "sysctls" => {
+                    serde_struct::read_optional_struct_list(
+                        map,
+                        &mut self.sysctls,
+                        seen,
+                        PodSecurityContextField::sysctls as usize,
+                    )
+                }
+                "windowsOptions" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.windows_options,
+                        seen,
+                        PodSecurityContextField::windows_options as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

@@ -277,6 +277,52 @@ impl<'de> ::serde::Deserialize<'de> for PodSpec {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum PodSpecField {
+        active_deadline_seconds,
+        affinity,
+        automount_service_account_token,
+        containers,
+        dns_config,
+        dns_policy,
+        enable_service_links,
+        ephemeral_containers,
+        host_aliases,
+        host_ipc,
+        host_network,
+        host_pid,
+        host_users,
+        hostname,
+        hostname_override,
+        image_pull_secrets,
+        init_containers,
+        node_name,
+        node_selector,
+        os,
+        overhead,
+        preemption_policy,
+        priority,
+        priority_class_name,
+        readiness_gates,
+        resource_claims,
+        resources,
+        restart_policy,
+        runtime_class_name,
+        scheduler_name,
+        scheduling_gates,
+        security_context,
+        service_account,
+        service_account_name,
+        set_hostname_as_fqdn,
+        share_process_namespace,
+        subdomain,
+        termination_grace_period_seconds,
+        tolerations,
+        topology_spread_constraints,
+        volumes,
+        workload_ref,
+    }
+
     impl serde_struct::Empty for PodSpec {
         #[inline]
         fn empty() -> Self {
@@ -374,113 +420,353 @@ const _: () = {
             "volumes",
             "workloadRef",
         ];
-        const REQUIRED: &'static [usize] = &[3];
-
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "activeDeadlineSeconds" => Some(0),
-                "affinity" => Some(1),
-                "automountServiceAccountToken" => Some(2),
-                "containers" => Some(3),
-                "dnsConfig" => Some(4),
-                "dnsPolicy" => Some(5),
-                "enableServiceLinks" => Some(6),
-                "ephemeralContainers" => Some(7),
-                "hostAliases" => Some(8),
-                "hostIPC" => Some(9),
-                "hostNetwork" => Some(10),
-                "hostPID" => Some(11),
-                "hostUsers" => Some(12),
-                "hostname" => Some(13),
-                "hostnameOverride" => Some(14),
-                "imagePullSecrets" => Some(15),
-                "initContainers" => Some(16),
-                "nodeName" => Some(17),
-                "nodeSelector" => Some(18),
-                "os" => Some(19),
-                "overhead" => Some(20),
-                "preemptionPolicy" => Some(21),
-                "priority" => Some(22),
-                "priorityClassName" => Some(23),
-                "readinessGates" => Some(24),
-                "resourceClaims" => Some(25),
-                "resources" => Some(26),
-                "restartPolicy" => Some(27),
-                "runtimeClassName" => Some(28),
-                "schedulerName" => Some(29),
-                "schedulingGates" => Some(30),
-                "securityContext" => Some(31),
-                "serviceAccount" => Some(32),
-                "serviceAccountName" => Some(33),
-                "setHostnameAsFQDN" => Some(34),
-                "shareProcessNamespace" => Some(35),
-                "subdomain" => Some(36),
-                "terminationGracePeriodSeconds" => Some(37),
-                "tolerations" => Some(38),
-                "topologySpreadConstraints" => Some(39),
-                "volumes" => Some(40),
-                "workloadRef" => Some(41),
-                _ => None,
-            }
-        }
+        const REQUIRED: &'static [usize] = &[PodSpecField::containers as usize];
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.active_deadline_seconds),
-                1 => serde_struct::read_optional_struct(map, &mut self.affinity),
-                2 => serde_struct::read(map, &mut self.automount_service_account_token),
-                3 => serde_struct::read_struct_list(map, &mut self.containers),
-                4 => serde_struct::read_optional_struct(map, &mut self.dns_config),
-                5 => serde_struct::read(map, &mut self.dns_policy),
-                6 => serde_struct::read(map, &mut self.enable_service_links),
-                7 => serde_struct::read_optional_struct_list(map, &mut self.ephemeral_containers),
-                8 => serde_struct::read_optional_struct_list(map, &mut self.host_aliases),
-                9 => serde_struct::read(map, &mut self.host_ipc),
-                10 => serde_struct::read(map, &mut self.host_network),
-                11 => serde_struct::read(map, &mut self.host_pid),
-                12 => serde_struct::read(map, &mut self.host_users),
-                13 => serde_struct::read(map, &mut self.hostname),
-                14 => serde_struct::read(map, &mut self.hostname_override),
-                15 => serde_struct::read_optional_struct_list(map, &mut self.image_pull_secrets),
-                16 => serde_struct::read_optional_struct_list(map, &mut self.init_containers),
-                17 => serde_struct::read(map, &mut self.node_name),
-                18 => serde_struct::read(map, &mut self.node_selector),
-                19 => serde_struct::read_optional_struct(map, &mut self.os),
-                20 => serde_struct::read(map, &mut self.overhead),
-                21 => serde_struct::read(map, &mut self.preemption_policy),
-                22 => serde_struct::read(map, &mut self.priority),
-                23 => serde_struct::read(map, &mut self.priority_class_name),
-                24 => serde_struct::read_optional_struct_list(map, &mut self.readiness_gates),
-                25 => serde_struct::read_optional_struct_list(map, &mut self.resource_claims),
-                26 => serde_struct::read_optional_struct(map, &mut self.resources),
-                27 => serde_struct::read(map, &mut self.restart_policy),
-                28 => serde_struct::read(map, &mut self.runtime_class_name),
-                29 => serde_struct::read(map, &mut self.scheduler_name),
-                30 => serde_struct::read_optional_struct_list(map, &mut self.scheduling_gates),
-                31 => serde_struct::read_optional_struct(map, &mut self.security_context),
-                32 => serde_struct::read(map, &mut self.service_account),
-                33 => serde_struct::read(map, &mut self.service_account_name),
-                34 => serde_struct::read(map, &mut self.set_hostname_as_fqdn),
-                35 => serde_struct::read(map, &mut self.share_process_namespace),
-                36 => serde_struct::read(map, &mut self.subdomain),
-                37 => serde_struct::read(map, &mut self.termination_grace_period_seconds),
-                38 => serde_struct::read_optional_struct_list(map, &mut self.tolerations),
-                39 => {
+            match name {
+                "activeDeadlineSeconds" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.active_deadline_seconds,
+                        seen,
+                        PodSpecField::active_deadline_seconds as usize,
+                    )
+                }
+                "affinity" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.affinity,
+                        seen,
+                        PodSpecField::affinity as usize,
+                    )
+                }
+                "automountServiceAccountToken" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.automount_service_account_token,
+                        seen,
+                        PodSpecField::automount_service_account_token as usize,
+                    )
+                }
+                "containers" => {
+                    serde_struct::read_struct_list(
+                        map,
+                        &mut self.containers,
+                        seen,
+                        PodSpecField::containers as usize,
+                    )
+                }
+                "dnsConfig" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.dns_config,
+                        seen,
+                        PodSpecField::dns_config as usize,
+                    )
+                }
+                "dnsPolicy" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.dns_policy,
+                        seen,
+                        PodSpecField::dns_policy as usize,
+                    )
+                }
+                "enableServiceLinks" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.enable_service_links,
+                        seen,
+                        PodSpecField::enable_service_links as usize,
+                    )
+                }
+                "ephemeralContainers" => {
+                    serde_struct::read_optional_struct_list(
+                        map,
+                        &mut self.ephemeral_containers,
+                        seen,
+                        PodSpecField::ephemeral_containers as usize,
+                    )
+                }
+                "hostAliases" => {
+                    serde_struct::read_optional_struct_list(
+                        map,
+                        &mut self.host_aliases,
+                        seen,
+                        PodSpecField::host_aliases as usize,
+                    )
+                }
+                "hostIPC" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.host_ipc,
+                        seen,
+                        PodSpecField::host_ipc as usize,
+                    )
+                }
+                "hostNetwork" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.host_network,
+                        seen,
+                        PodSpecField::host_network as usize,
+                    )
+                }
+                "hostPID" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.host_pid,
+                        seen,
+                        PodSpecField::host_pid as usize,
+                    )
+                }
+                "hostUsers" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.host_users,
+                        seen,
+                        PodSpecField::host_users as usize,
+                    )
+                }
+                "hostname" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.hostname,
+                        seen,
+                        PodSpecField::hostname as usize,
+                    )
+                }
+                "hostnameOverride" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.hostname_override,
+                        seen,
+                        PodSpecField::hostname_override as usize,
+                    )
+                }
+                "imagePullSecrets" => {
+                    serde_struct::read_optional_struct_list(
+                        map,
+                        &mut self.image_pull_secrets,
+                        seen,
+                        PodSpecField::image_pull_secrets as usize,
+                    )
+                }
+                "initContainers" => {
+                    serde_struct::read_optional_struct_list(
+                        map,
+                        &mut self.init_containers,
+                        seen,
+                        PodSpecField::init_containers as usize,
+                    )
+                }
+                "nodeName" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.node_name,
+                        seen,
+                        PodSpecField::node_name as usize,
+                    )
+                }
+                "nodeSelector" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.node_selector,
+                        seen,
+                        PodSpecField::node_selector as usize,
+                    )
+                }
+                "os" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.os,
+                        seen,
+                        PodSpecField::os as usize,
+                    )
+                }
+                "overhead" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.overhead,
+                        seen,
+                        PodSpecField::overhead as usize,
+                    )
+                }
+                "preemptionPolicy" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.preemption_policy,
+                        seen,
+                        PodSpecField::preemption_policy as usize,
+                    )
+                }
+                "priority" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.priority,
+                        seen,
+                        PodSpecField::priority as usize,
+                    )
+                }
+                "priorityClassName" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.priority_class_name,
+                        seen,
+                        PodSpecField::priority_class_name as usize,
+                    )
+                }
+                "readinessGates" => {
+                    serde_struct::read_optional_struct_list(
+                        map,
+                        &mut self.readiness_gates,
+                        seen,
+                        PodSpecField::readiness_gates as usize,
+                    )
+                }
+                "resourceClaims" => {
+                    serde_struct::read_optional_struct_list(
+                        map,
+                        &mut self.resource_claims,
+                        seen,
+                        PodSpecField::resource_claims as usize,
+                    )
+                }
+                "resources" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.resources,
+                        seen,
+                        PodSpecField::resources as usize,
+                    )
+                }
+                "restartPolicy" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.restart_policy,
+                        seen,
+                        PodSpecField::restart_policy as usize,
+                    )
+                }
+                "runtimeClassName" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.runtime_class_name,
+                        seen,
+                        PodSpecField::runtime_class_name as usize,
+                    )
+                }
+                "schedulerName" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.scheduler_name,
+                        seen,
+                        PodSpecField::scheduler_name as usize,
+                    )
+                }
+                "schedulingGates" => {
+                    serde_struct::read_optional_struct_list(
+                        map,
+                        &mut self.scheduling_gates,
+                        seen,
+                        PodSpecField::scheduling_gates as usize,
+                    )
+                }
+                "securityContext" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.security_context,
+                        seen,
+                        PodSpecField::security_context as usize,
+                    )
+                }
+                "serviceAccount" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.service_account,
+                        seen,
+                        PodSpecField::service_account as usize,
+                    )
+                }
+                "serviceAccountName" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.service_account_name,
+                        seen,
+                        PodSpecField::service_account_name as usize,
+                    )
+                }
+                "setHostnameAsFQDN" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.set_hostname_as_fqdn,
+                        seen,
+                        PodSpecField::set_hostname_as_fqdn as usize,
+                    )
+                }
+                "shareProcessNamespace" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.share_process_namespace,
+                        seen,
+                        PodSpecField::share_process_namespace as usize,
+                    )
+                }
+                "subdomain" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.subdomain,
+                        seen,
+                        PodSpecField::subdomain as usize,
+                    )
+                }
+                "terminationGracePeriodSeconds" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.termination_grace_period_seconds,
+                        seen,
+                        PodSpecField::termination_grace_period_seconds as usize,
+                    )
+                }
+                "tolerations" => {
+                    serde_struct::read_optional_struct_list(
+                        map,
+                        &mut self.tolerations,
+                        seen,
+                        PodSpecField::tolerations as usize,
+                    )
+                }
+                "topologySpreadConstraints" => {
                     serde_struct::read_optional_struct_list(
                         map,
                         &mut self.topology_spread_constraints,
+                        seen,
+                        PodSpecField::topology_spread_constraints as usize,
                     )
                 }
-                40 => serde_struct::read_optional_struct_list(map, &mut self.volumes),
-                41 => serde_struct::read_optional_struct(map, &mut self.workload_ref),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+                "volumes" => {
+                    serde_struct::read_optional_struct_list(
+                        map,
+                        &mut self.volumes,
+                        seen,
+                        PodSpecField::volumes as usize,
+                    )
+                }
+                "workloadRef" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.workload_ref,
+                        seen,
+                        PodSpecField::workload_ref as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

@@ -160,6 +160,30 @@ impl<'de> ::serde::Deserialize<'de> for PodStatus {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum PodStatusField {
+        allocated_resources,
+        conditions,
+        container_statuses,
+        ephemeral_container_statuses,
+        extended_resource_claim_status,
+        host_ip,
+        host_ips,
+        init_container_statuses,
+        message,
+        nominated_node_name,
+        observed_generation,
+        phase,
+        pod_ip,
+        pod_ips,
+        qos_class,
+        reason,
+        resize,
+        resource_claim_statuses,
+        resources,
+        start_time,
+    }
+
     impl serde_struct::Empty for PodStatus {
         #[inline]
         fn empty() -> Self {
@@ -215,76 +239,155 @@ const _: () = {
         ];
         const REQUIRED: &'static [usize] = &[];
 
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "allocatedResources" => Some(0),
-                "conditions" => Some(1),
-                "containerStatuses" => Some(2),
-                "ephemeralContainerStatuses" => Some(3),
-                "extendedResourceClaimStatus" => Some(4),
-                "hostIP" => Some(5),
-                "hostIPs" => Some(6),
-                "initContainerStatuses" => Some(7),
-                "message" => Some(8),
-                "nominatedNodeName" => Some(9),
-                "observedGeneration" => Some(10),
-                "phase" => Some(11),
-                "podIP" => Some(12),
-                "podIPs" => Some(13),
-                "qosClass" => Some(14),
-                "reason" => Some(15),
-                "resize" => Some(16),
-                "resourceClaimStatuses" => Some(17),
-                "resources" => Some(18),
-                "startTime" => Some(19),
-                _ => None,
-            }
-        }
-
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.allocated_resources),
-                1 => serde_struct::read_optional_struct_list(map, &mut self.conditions),
-                2 => serde_struct::read_optional_struct_list(map, &mut self.container_statuses),
-                3 => {
+            match name {
+                "allocatedResources" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.allocated_resources,
+                        seen,
+                        PodStatusField::allocated_resources as usize,
+                    )
+                }
+                "conditions" => {
+                    serde_struct::read_optional_struct_list(
+                        map,
+                        &mut self.conditions,
+                        seen,
+                        PodStatusField::conditions as usize,
+                    )
+                }
+                "containerStatuses" => {
+                    serde_struct::read_optional_struct_list(
+                        map,
+                        &mut self.container_statuses,
+                        seen,
+                        PodStatusField::container_statuses as usize,
+                    )
+                }
+                "ephemeralContainerStatuses" => {
                     serde_struct::read_optional_struct_list(
                         map,
                         &mut self.ephemeral_container_statuses,
+                        seen,
+                        PodStatusField::ephemeral_container_statuses as usize,
                     )
                 }
-                4 => {
+                "extendedResourceClaimStatus" => {
                     serde_struct::read_optional_struct(
                         map,
                         &mut self.extended_resource_claim_status,
+                        seen,
+                        PodStatusField::extended_resource_claim_status as usize,
                     )
                 }
-                5 => serde_struct::read(map, &mut self.host_ip),
-                6 => serde_struct::read_optional_struct_list(map, &mut self.host_ips),
-                7 => {
-                    serde_struct::read_optional_struct_list(map, &mut self.init_container_statuses)
+                "hostIP" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.host_ip,
+                        seen,
+                        PodStatusField::host_ip as usize,
+                    )
                 }
-                8 => serde_struct::read(map, &mut self.message),
-                9 => serde_struct::read(map, &mut self.nominated_node_name),
-                10 => serde_struct::read(map, &mut self.observed_generation),
-                11 => serde_struct::read(map, &mut self.phase),
-                12 => serde_struct::read(map, &mut self.pod_ip),
-                13 => serde_struct::read_optional_struct_list(map, &mut self.pod_ips),
-                14 => serde_struct::read(map, &mut self.qos_class),
-                15 => serde_struct::read(map, &mut self.reason),
-                16 => serde_struct::read(map, &mut self.resize),
-                17 => {
-                    serde_struct::read_optional_struct_list(map, &mut self.resource_claim_statuses)
+                "hostIPs" => {
+                    serde_struct::read_optional_struct_list(
+                        map,
+                        &mut self.host_ips,
+                        seen,
+                        PodStatusField::host_ips as usize,
+                    )
                 }
-                18 => serde_struct::read_optional_struct(map, &mut self.resources),
-                19 => serde_struct::read(map, &mut self.start_time),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+                "initContainerStatuses" => {
+                    serde_struct::read_optional_struct_list(
+                        map,
+                        &mut self.init_container_statuses,
+                        seen,
+                        PodStatusField::init_container_statuses as usize,
+                    )
+                }
+                "message" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.message,
+                        seen,
+                        PodStatusField::message as usize,
+                    )
+                }
+                "nominatedNodeName" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.nominated_node_name,
+                        seen,
+                        PodStatusField::nominated_node_name as usize,
+                    )
+                }
+                "observedGeneration" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.observed_generation,
+                        seen,
+                        PodStatusField::observed_generation as usize,
+                    )
+                }
+                "phase" => {
+                    serde_struct::read(map, &mut self.phase, seen, PodStatusField::phase as usize)
+                }
+                "podIP" => {
+                    serde_struct::read(map, &mut self.pod_ip, seen, PodStatusField::pod_ip as usize)
+                }
+                "podIPs" => {
+                    serde_struct::read_optional_struct_list(
+                        map,
+                        &mut self.pod_ips,
+                        seen,
+                        PodStatusField::pod_ips as usize,
+                    )
+                }
+                "qosClass" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.qos_class,
+                        seen,
+                        PodStatusField::qos_class as usize,
+                    )
+                }
+                "reason" => {
+                    serde_struct::read(map, &mut self.reason, seen, PodStatusField::reason as usize)
+                }
+                "resize" => {
+                    serde_struct::read(map, &mut self.resize, seen, PodStatusField::resize as usize)
+                }
+                "resourceClaimStatuses" => {
+                    serde_struct::read_optional_struct_list(
+                        map,
+                        &mut self.resource_claim_statuses,
+                        seen,
+                        PodStatusField::resource_claim_statuses as usize,
+                    )
+                }
+                "resources" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.resources,
+                        seen,
+                        PodStatusField::resources as usize,
+                    )
+                }
+                "startTime" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.start_time,
+                        seen,
+                        PodStatusField::start_time as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

@@ -50,6 +50,13 @@ impl<'de> ::serde::Deserialize<'de> for PortworxVolumeSource {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum PortworxVolumeSourceField {
+        fs_type,
+        read_only,
+        volume_id,
+    }
+
     impl serde_struct::Empty for PortworxVolumeSource {
         #[inline]
         fn empty() -> Self {
@@ -65,30 +72,41 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for PortworxVolumeSource {
         const NAME: &'static str = "PortworxVolumeSource";
         const NAMES: &'static [&'static str] = &["fsType", "readOnly", "volumeID"];
-        const REQUIRED: &'static [usize] = &[2];
-
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "fsType" => Some(0),
-                "readOnly" => Some(1),
-                "volumeID" => Some(2),
-                _ => None,
-            }
-        }
+        const REQUIRED: &'static [usize] = &[PortworxVolumeSourceField::volume_id as usize];
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.fs_type),
-                1 => serde_struct::read(map, &mut self.read_only),
-                2 => serde_struct::read(map, &mut self.volume_id),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "fsType" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.fs_type,
+                        seen,
+                        PortworxVolumeSourceField::fs_type as usize,
+                    )
+                }
+                "readOnly" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.read_only,
+                        seen,
+                        PortworxVolumeSourceField::read_only as usize,
+                    )
+                }
+                "volumeID" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.volume_id,
+                        seen,
+                        PortworxVolumeSourceField::volume_id as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

@@ -95,6 +95,20 @@ impl<'de> ::serde::Deserialize<'de> for Probe {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum ProbeField {
+        exec,
+        failure_threshold,
+        grpc,
+        http_get,
+        initial_delay_seconds,
+        period_seconds,
+        success_threshold,
+        tcp_socket,
+        termination_grace_period_seconds,
+        timeout_seconds,
+    }
+
     impl serde_struct::Empty for Probe {
         #[inline]
         fn empty() -> Self {
@@ -130,42 +144,95 @@ const _: () = {
         ];
         const REQUIRED: &'static [usize] = &[];
 
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "exec" => Some(0),
-                "failureThreshold" => Some(1),
-                "grpc" => Some(2),
-                "httpGet" => Some(3),
-                "initialDelaySeconds" => Some(4),
-                "periodSeconds" => Some(5),
-                "successThreshold" => Some(6),
-                "tcpSocket" => Some(7),
-                "terminationGracePeriodSeconds" => Some(8),
-                "timeoutSeconds" => Some(9),
-                _ => None,
-            }
-        }
-
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read_optional_struct(map, &mut self.exec),
-                1 => serde_struct::read(map, &mut self.failure_threshold),
-                2 => serde_struct::read_optional_struct(map, &mut self.grpc),
-                3 => serde_struct::read_optional_struct(map, &mut self.http_get),
-                4 => serde_struct::read(map, &mut self.initial_delay_seconds),
-                5 => serde_struct::read(map, &mut self.period_seconds),
-                6 => serde_struct::read(map, &mut self.success_threshold),
-                7 => serde_struct::read_optional_struct(map, &mut self.tcp_socket),
-                8 => serde_struct::read(map, &mut self.termination_grace_period_seconds),
-                9 => serde_struct::read(map, &mut self.timeout_seconds),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "exec" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.exec,
+                        seen,
+                        ProbeField::exec as usize,
+                    )
+                }
+                "failureThreshold" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.failure_threshold,
+                        seen,
+                        ProbeField::failure_threshold as usize,
+                    )
+                }
+                "grpc" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.grpc,
+                        seen,
+                        ProbeField::grpc as usize,
+                    )
+                }
+                "httpGet" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.http_get,
+                        seen,
+                        ProbeField::http_get as usize,
+                    )
+                }
+                "initialDelaySeconds" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.initial_delay_seconds,
+                        seen,
+                        ProbeField::initial_delay_seconds as usize,
+                    )
+                }
+                "periodSeconds" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.period_seconds,
+                        seen,
+                        ProbeField::period_seconds as usize,
+                    )
+                }
+                "successThreshold" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.success_threshold,
+                        seen,
+                        ProbeField::success_threshold as usize,
+                    )
+                }
+                "tcpSocket" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.tcp_socket,
+                        seen,
+                        ProbeField::tcp_socket as usize,
+                    )
+                }
+                "terminationGracePeriodSeconds" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.termination_grace_period_seconds,
+                        seen,
+                        ProbeField::termination_grace_period_seconds as usize,
+                    )
+                }
+                "timeoutSeconds" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.timeout_seconds,
+                        seen,
+                        ProbeField::timeout_seconds as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

@@ -61,6 +61,16 @@ impl<'de> ::serde::Deserialize<'de> for QuobyteVolumeSource {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum QuobyteVolumeSourceField {
+        group,
+        read_only,
+        registry,
+        tenant,
+        user,
+        volume,
+    }
+
     impl serde_struct::Empty for QuobyteVolumeSource {
         #[inline]
         fn empty() -> Self {
@@ -86,36 +96,68 @@ const _: () = {
             "user",
             "volume",
         ];
-        const REQUIRED: &'static [usize] = &[2, 5];
-
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "group" => Some(0),
-                "readOnly" => Some(1),
-                "registry" => Some(2),
-                "tenant" => Some(3),
-                "user" => Some(4),
-                "volume" => Some(5),
-                _ => None,
-            }
-        }
+        const REQUIRED: &'static [usize] = &[
+            QuobyteVolumeSourceField::registry as usize,
+            QuobyteVolumeSourceField::volume as usize,
+        ];
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.group),
-                1 => serde_struct::read(map, &mut self.read_only),
-                2 => serde_struct::read(map, &mut self.registry),
-                3 => serde_struct::read(map, &mut self.tenant),
-                4 => serde_struct::read(map, &mut self.user),
-                5 => serde_struct::read(map, &mut self.volume),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "group" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.group,
+                        seen,
+                        QuobyteVolumeSourceField::group as usize,
+                    )
+                }
+                "readOnly" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.read_only,
+                        seen,
+                        QuobyteVolumeSourceField::read_only as usize,
+                    )
+                }
+                "registry" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.registry,
+                        seen,
+                        QuobyteVolumeSourceField::registry as usize,
+                    )
+                }
+                "tenant" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.tenant,
+                        seen,
+                        QuobyteVolumeSourceField::tenant as usize,
+                    )
+                }
+                "user" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.user,
+                        seen,
+                        QuobyteVolumeSourceField::user as usize,
+                    )
+                }
+                "volume" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.volume,
+                        seen,
+                        QuobyteVolumeSourceField::volume as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

@@ -69,6 +69,18 @@ impl<'de> ::serde::Deserialize<'de> for RBDVolumeSource {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum RBDVolumeSourceField {
+        fs_type,
+        image,
+        keyring,
+        monitors,
+        pool,
+        read_only,
+        secret_ref,
+        user,
+    }
+
     impl serde_struct::Empty for RBDVolumeSource {
         #[inline]
         fn empty() -> Self {
@@ -98,40 +110,84 @@ const _: () = {
             "secretRef",
             "user",
         ];
-        const REQUIRED: &'static [usize] = &[1, 3];
-
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "fsType" => Some(0),
-                "image" => Some(1),
-                "keyring" => Some(2),
-                "monitors" => Some(3),
-                "pool" => Some(4),
-                "readOnly" => Some(5),
-                "secretRef" => Some(6),
-                "user" => Some(7),
-                _ => None,
-            }
-        }
+        const REQUIRED: &'static [usize] = &[
+            RBDVolumeSourceField::image as usize,
+            RBDVolumeSourceField::monitors as usize,
+        ];
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.fs_type),
-                1 => serde_struct::read(map, &mut self.image),
-                2 => serde_struct::read(map, &mut self.keyring),
-                3 => serde_struct::read(map, &mut self.monitors),
-                4 => serde_struct::read(map, &mut self.pool),
-                5 => serde_struct::read(map, &mut self.read_only),
-                6 => serde_struct::read_optional_struct(map, &mut self.secret_ref),
-                7 => serde_struct::read(map, &mut self.user),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "fsType" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.fs_type,
+                        seen,
+                        RBDVolumeSourceField::fs_type as usize,
+                    )
+                }
+                "image" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.image,
+                        seen,
+                        RBDVolumeSourceField::image as usize,
+                    )
+                }
+                "keyring" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.keyring,
+                        seen,
+                        RBDVolumeSourceField::keyring as usize,
+                    )
+                }
+                "monitors" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.monitors,
+                        seen,
+                        RBDVolumeSourceField::monitors as usize,
+                    )
+                }
+                "pool" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.pool,
+                        seen,
+                        RBDVolumeSourceField::pool as usize,
+                    )
+                }
+                "readOnly" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.read_only,
+                        seen,
+                        RBDVolumeSourceField::read_only as usize,
+                    )
+                }
+                "secretRef" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.secret_ref,
+                        seen,
+                        RBDVolumeSourceField::secret_ref as usize,
+                    )
+                }
+                "user" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.user,
+                        seen,
+                        RBDVolumeSourceField::user as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

@@ -50,6 +50,13 @@ impl<'de> ::serde::Deserialize<'de> for ResourceFieldSelector {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum ResourceFieldSelectorField {
+        container_name,
+        divisor,
+        resource,
+    }
+
     impl serde_struct::Empty for ResourceFieldSelector {
         #[inline]
         fn empty() -> Self {
@@ -65,30 +72,41 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for ResourceFieldSelector {
         const NAME: &'static str = "ResourceFieldSelector";
         const NAMES: &'static [&'static str] = &["containerName", "divisor", "resource"];
-        const REQUIRED: &'static [usize] = &[2];
-
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "containerName" => Some(0),
-                "divisor" => Some(1),
-                "resource" => Some(2),
-                _ => None,
-            }
-        }
+        const REQUIRED: &'static [usize] = &[ResourceFieldSelectorField::resource as usize];
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.container_name),
-                1 => serde_struct::read(map, &mut self.divisor),
-                2 => serde_struct::read(map, &mut self.resource),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "containerName" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.container_name,
+                        seen,
+                        ResourceFieldSelectorField::container_name as usize,
+                    )
+                }
+                "divisor" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.divisor,
+                        seen,
+                        ResourceFieldSelectorField::divisor as usize,
+                    )
+                }
+                "resource" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.resource,
+                        seen,
+                        ResourceFieldSelectorField::resource as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

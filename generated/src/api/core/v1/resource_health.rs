@@ -46,6 +46,12 @@ impl<'de> ::serde::Deserialize<'de> for ResourceHealth {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum ResourceHealthField {
+        health,
+        resource_id,
+    }
+
     impl serde_struct::Empty for ResourceHealth {
         #[inline]
         fn empty() -> Self {
@@ -60,28 +66,33 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for ResourceHealth {
         const NAME: &'static str = "ResourceHealth";
         const NAMES: &'static [&'static str] = &["health", "resourceID"];
-        const REQUIRED: &'static [usize] = &[1];
-
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "health" => Some(0),
-                "resourceID" => Some(1),
-                _ => None,
-            }
-        }
+        const REQUIRED: &'static [usize] = &[ResourceHealthField::resource_id as usize];
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.health),
-                1 => serde_struct::read(map, &mut self.resource_id),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "health" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.health,
+                        seen,
+                        ResourceHealthField::health as usize,
+                    )
+                }
+                "resourceID" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.resource_id,
+                        seen,
+                        ResourceHealthField::resource_id as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

@@ -61,6 +61,13 @@ impl<'de> ::serde::Deserialize<'de> for ResourceRequirements {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum ResourceRequirementsField {
+        claims,
+        limits,
+        requests,
+    }
+
     impl serde_struct::Empty for ResourceRequirements {
         #[inline]
         fn empty() -> Self {
@@ -78,28 +85,39 @@ const _: () = {
         const NAMES: &'static [&'static str] = &["claims", "limits", "requests"];
         const REQUIRED: &'static [usize] = &[];
 
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "claims" => Some(0),
-                "limits" => Some(1),
-                "requests" => Some(2),
-                _ => None,
-            }
-        }
-
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read_optional_struct_list(map, &mut self.claims),
-                1 => serde_struct::read(map, &mut self.limits),
-                2 => serde_struct::read(map, &mut self.requests),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "claims" => {
+                    serde_struct::read_optional_struct_list(
+                        map,
+                        &mut self.claims,
+                        seen,
+                        ResourceRequirementsField::claims as usize,
+                    )
+                }
+                "limits" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.limits,
+                        seen,
+                        ResourceRequirementsField::limits as usize,
+                    )
+                }
+                "requests" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.requests,
+                        seen,
+                        ResourceRequirementsField::requests as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

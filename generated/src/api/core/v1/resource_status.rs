@@ -46,6 +46,12 @@ impl<'de> ::serde::Deserialize<'de> for ResourceStatus {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum ResourceStatusField {
+        name,
+        resources,
+    }
+
     impl serde_struct::Empty for ResourceStatus {
         #[inline]
         fn empty() -> Self {
@@ -60,28 +66,33 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for ResourceStatus {
         const NAME: &'static str = "ResourceStatus";
         const NAMES: &'static [&'static str] = &["name", "resources"];
-        const REQUIRED: &'static [usize] = &[0];
-
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "name" => Some(0),
-                "resources" => Some(1),
-                _ => None,
-            }
-        }
+        const REQUIRED: &'static [usize] = &[ResourceStatusField::name as usize];
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.name),
-                1 => serde_struct::read_optional_struct_list(map, &mut self.resources),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "name" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.name,
+                        seen,
+                        ResourceStatusField::name as usize,
+                    )
+                }
+                "resources" => {
+                    serde_struct::read_optional_struct_list(
+                        map,
+                        &mut self.resources,
+                        seen,
+                        ResourceStatusField::resources as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

@@ -80,6 +80,20 @@ impl<'de> ::serde::Deserialize<'de> for ScaleIOVolumeSource {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum ScaleIOVolumeSourceField {
+        fs_type,
+        gateway,
+        protection_domain,
+        read_only,
+        secret_ref,
+        ssl_enabled,
+        storage_mode,
+        storage_pool,
+        system,
+        volume_name,
+    }
+
     impl serde_struct::Empty for ScaleIOVolumeSource {
         #[inline]
         fn empty() -> Self {
@@ -113,44 +127,101 @@ const _: () = {
             "system",
             "volumeName",
         ];
-        const REQUIRED: &'static [usize] = &[1, 4, 8];
-
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "fsType" => Some(0),
-                "gateway" => Some(1),
-                "protectionDomain" => Some(2),
-                "readOnly" => Some(3),
-                "secretRef" => Some(4),
-                "sslEnabled" => Some(5),
-                "storageMode" => Some(6),
-                "storagePool" => Some(7),
-                "system" => Some(8),
-                "volumeName" => Some(9),
-                _ => None,
-            }
-        }
+        const REQUIRED: &'static [usize] = &[
+            ScaleIOVolumeSourceField::gateway as usize,
+            ScaleIOVolumeSourceField::secret_ref as usize,
+            ScaleIOVolumeSourceField::system as usize,
+        ];
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.fs_type),
-                1 => serde_struct::read(map, &mut self.gateway),
-                2 => serde_struct::read(map, &mut self.protection_domain),
-                3 => serde_struct::read(map, &mut self.read_only),
-                4 => serde_struct::read_struct(map, &mut self.secret_ref),
-                5 => serde_struct::read(map, &mut self.ssl_enabled),
-                6 => serde_struct::read(map, &mut self.storage_mode),
-                7 => serde_struct::read(map, &mut self.storage_pool),
-                8 => serde_struct::read(map, &mut self.system),
-                9 => serde_struct::read(map, &mut self.volume_name),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "fsType" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.fs_type,
+                        seen,
+                        ScaleIOVolumeSourceField::fs_type as usize,
+                    )
+                }
+                "gateway" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.gateway,
+                        seen,
+                        ScaleIOVolumeSourceField::gateway as usize,
+                    )
+                }
+                "protectionDomain" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.protection_domain,
+                        seen,
+                        ScaleIOVolumeSourceField::protection_domain as usize,
+                    )
+                }
+                "readOnly" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.read_only,
+                        seen,
+                        ScaleIOVolumeSourceField::read_only as usize,
+                    )
+                }
+                "secretRef" => {
+                    serde_struct::read_struct(
+                        map,
+                        &mut self.secret_ref,
+                        seen,
+                        ScaleIOVolumeSourceField::secret_ref as usize,
+                    )
+                }
+                "sslEnabled" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.ssl_enabled,
+                        seen,
+                        ScaleIOVolumeSourceField::ssl_enabled as usize,
+                    )
+                }
+                "storageMode" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.storage_mode,
+                        seen,
+                        ScaleIOVolumeSourceField::storage_mode as usize,
+                    )
+                }
+                "storagePool" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.storage_pool,
+                        seen,
+                        ScaleIOVolumeSourceField::storage_pool as usize,
+                    )
+                }
+                "system" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.system,
+                        seen,
+                        ScaleIOVolumeSourceField::system as usize,
+                    )
+                }
+                "volumeName" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.volume_name,
+                        seen,
+                        ScaleIOVolumeSourceField::volume_name as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

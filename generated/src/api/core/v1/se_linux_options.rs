@@ -55,6 +55,14 @@ impl<'de> ::serde::Deserialize<'de> for SELinuxOptions {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum SELinuxOptionsField {
+        level,
+        role,
+        type_,
+        user,
+    }
+
     impl serde_struct::Empty for SELinuxOptions {
         #[inline]
         fn empty() -> Self {
@@ -73,30 +81,47 @@ const _: () = {
         const NAMES: &'static [&'static str] = &["level", "role", "type", "user"];
         const REQUIRED: &'static [usize] = &[];
 
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "level" => Some(0),
-                "role" => Some(1),
-                "type" => Some(2),
-                "user" => Some(3),
-                _ => None,
-            }
-        }
-
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.level),
-                1 => serde_struct::read(map, &mut self.role),
-                2 => serde_struct::read(map, &mut self.type_),
-                3 => serde_struct::read(map, &mut self.user),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "level" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.level,
+                        seen,
+                        SELinuxOptionsField::level as usize,
+                    )
+                }
+                "role" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.role,
+                        seen,
+                        SELinuxOptionsField::role as usize,
+                    )
+                }
+                "type" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.type_,
+                        seen,
+                        SELinuxOptionsField::type_ as usize,
+                    )
+                }
+                "user" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.user,
+                        seen,
+                        SELinuxOptionsField::user as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

@@ -50,6 +50,12 @@ impl<'de> ::serde::Deserialize<'de> for SeccompProfile {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum SeccompProfileField {
+        localhost_profile,
+        type_,
+    }
+
     impl serde_struct::Empty for SeccompProfile {
         #[inline]
         fn empty() -> Self {
@@ -64,28 +70,33 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for SeccompProfile {
         const NAME: &'static str = "SeccompProfile";
         const NAMES: &'static [&'static str] = &["localhostProfile", "type"];
-        const REQUIRED: &'static [usize] = &[1];
-
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "localhostProfile" => Some(0),
-                "type" => Some(1),
-                _ => None,
-            }
-        }
+        const REQUIRED: &'static [usize] = &[SeccompProfileField::type_ as usize];
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.localhost_profile),
-                1 => serde_struct::read(map, &mut self.type_),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "localhostProfile" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.localhost_profile,
+                        seen,
+                        SeccompProfileField::localhost_profile as usize,
+                    )
+                }
+                "type" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.type_,
+                        seen,
+                        SeccompProfileField::type_ as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

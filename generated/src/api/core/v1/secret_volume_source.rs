@@ -55,6 +55,14 @@ impl<'de> ::serde::Deserialize<'de> for SecretVolumeSource {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum SecretVolumeSourceField {
+        default_mode,
+        items,
+        optional,
+        secret_name,
+    }
+
     impl serde_struct::Empty for SecretVolumeSource {
         #[inline]
         fn empty() -> Self {
@@ -73,30 +81,47 @@ const _: () = {
         const NAMES: &'static [&'static str] = &["defaultMode", "items", "optional", "secretName"];
         const REQUIRED: &'static [usize] = &[];
 
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "defaultMode" => Some(0),
-                "items" => Some(1),
-                "optional" => Some(2),
-                "secretName" => Some(3),
-                _ => None,
-            }
-        }
-
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.default_mode),
-                1 => serde_struct::read_optional_struct_list(map, &mut self.items),
-                2 => serde_struct::read(map, &mut self.optional),
-                3 => serde_struct::read(map, &mut self.secret_name),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "defaultMode" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.default_mode,
+                        seen,
+                        SecretVolumeSourceField::default_mode as usize,
+                    )
+                }
+                "items" => {
+                    serde_struct::read_optional_struct_list(
+                        map,
+                        &mut self.items,
+                        seen,
+                        SecretVolumeSourceField::items as usize,
+                    )
+                }
+                "optional" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.optional,
+                        seen,
+                        SecretVolumeSourceField::optional as usize,
+                    )
+                }
+                "secretName" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.secret_name,
+                        seen,
+                        SecretVolumeSourceField::secret_name as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

@@ -99,6 +99,22 @@ impl<'de> ::serde::Deserialize<'de> for SecurityContext {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum SecurityContextField {
+        allow_privilege_escalation,
+        app_armor_profile,
+        capabilities,
+        privileged,
+        proc_mount,
+        read_only_root_filesystem,
+        run_as_group,
+        run_as_non_root,
+        run_as_user,
+        se_linux_options,
+        seccomp_profile,
+        windows_options,
+    }
+
     impl serde_struct::Empty for SecurityContext {
         #[inline]
         fn empty() -> Self {
@@ -138,46 +154,111 @@ const _: () = {
         ];
         const REQUIRED: &'static [usize] = &[];
 
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "allowPrivilegeEscalation" => Some(0),
-                "appArmorProfile" => Some(1),
-                "capabilities" => Some(2),
-                "privileged" => Some(3),
-                "procMount" => Some(4),
-                "readOnlyRootFilesystem" => Some(5),
-                "runAsGroup" => Some(6),
-                "runAsNonRoot" => Some(7),
-                "runAsUser" => Some(8),
-                "seLinuxOptions" => Some(9),
-                "seccompProfile" => Some(10),
-                "windowsOptions" => Some(11),
-                _ => None,
-            }
-        }
-
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.allow_privilege_escalation),
-                1 => serde_struct::read_optional_struct(map, &mut self.app_armor_profile),
-                2 => serde_struct::read_optional_struct(map, &mut self.capabilities),
-                3 => serde_struct::read(map, &mut self.privileged),
-                4 => serde_struct::read(map, &mut self.proc_mount),
-                5 => serde_struct::read(map, &mut self.read_only_root_filesystem),
-                6 => serde_struct::read(map, &mut self.run_as_group),
-                7 => serde_struct::read(map, &mut self.run_as_non_root),
-                8 => serde_struct::read(map, &mut self.run_as_user),
-                9 => serde_struct::read_optional_struct(map, &mut self.se_linux_options),
-                10 => serde_struct::read_optional_struct(map, &mut self.seccomp_profile),
-                11 => serde_struct::read_optional_struct(map, &mut self.windows_options),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "allowPrivilegeEscalation" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.allow_privilege_escalation,
+                        seen,
+                        SecurityContextField::allow_privilege_escalation as usize,
+                    )
+                }
+                "appArmorProfile" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.app_armor_profile,
+                        seen,
+                        SecurityContextField::app_armor_profile as usize,
+                    )
+                }
+                "capabilities" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.capabilities,
+                        seen,
+                        SecurityContextField::capabilities as usize,
+                    )
+                }
+                "privileged" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.privileged,
+                        seen,
+                        SecurityContextField::privileged as usize,
+                    )
+                }
+                "procMount" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.proc_mount,
+                        seen,
+                        SecurityContextField::proc_mount as usize,
+                    )
+                }
+                "readOnlyRootFilesystem" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.read_only_root_filesystem,
+                        seen,
+                        SecurityContextField::read_only_root_filesystem as usize,
+                    )
+                }
+                "runAsGroup" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.run_as_group,
+                        seen,
+                        SecurityContextField::run_as_group as usize,
+                    )
+                }
+                "runAsNonRoot" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.run_as_non_root,
+                        seen,
+                        SecurityContextField::run_as_non_root as usize,
+                    )
+                }
+                "runAsUser" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.run_as_user,
+                        seen,
+                        SecurityContextField::run_as_user as usize,
+                    )
+                }
+                "seLinuxOptions" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.se_linux_options,
+                        seen,
+                        SecurityContextField::se_linux_options as usize,
+                    )
+                }
+                "seccompProfile" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.seccomp_profile,
+                        seen,
+                        SecurityContextField::seccomp_profile as usize,
+                    )
+                }
+                "windowsOptions" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.windows_options,
+                        seen,
+                        SecurityContextField::windows_options as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

@@ -54,6 +54,13 @@ impl<'de> ::serde::Deserialize<'de> for ServiceAccountTokenProjection {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum ServiceAccountTokenProjectionField {
+        audience,
+        expiration_seconds,
+        path,
+    }
+
     impl serde_struct::Empty for ServiceAccountTokenProjection {
         #[inline]
         fn empty() -> Self {
@@ -69,30 +76,41 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for ServiceAccountTokenProjection {
         const NAME: &'static str = "ServiceAccountTokenProjection";
         const NAMES: &'static [&'static str] = &["audience", "expirationSeconds", "path"];
-        const REQUIRED: &'static [usize] = &[2];
-
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "audience" => Some(0),
-                "expirationSeconds" => Some(1),
-                "path" => Some(2),
-                _ => None,
-            }
-        }
+        const REQUIRED: &'static [usize] = &[ServiceAccountTokenProjectionField::path as usize];
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.audience),
-                1 => serde_struct::read(map, &mut self.expiration_seconds),
-                2 => serde_struct::read(map, &mut self.path),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "audience" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.audience,
+                        seen,
+                        ServiceAccountTokenProjectionField::audience as usize,
+                    )
+                }
+                "expirationSeconds" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.expiration_seconds,
+                        seen,
+                        ServiceAccountTokenProjectionField::expiration_seconds as usize,
+                    )
+                }
+                "path" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.path,
+                        seen,
+                        ServiceAccountTokenProjectionField::path as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

@@ -37,6 +37,11 @@ impl<'de> ::serde::Deserialize<'de> for SleepAction {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum SleepActionField {
+        seconds,
+    }
+
     impl serde_struct::Empty for SleepAction {
         #[inline]
         fn empty() -> Self {
@@ -50,26 +55,25 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for SleepAction {
         const NAME: &'static str = "SleepAction";
         const NAMES: &'static [&'static str] = &["seconds"];
-        const REQUIRED: &'static [usize] = &[0];
-
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "seconds" => Some(0),
-                _ => None,
-            }
-        }
+        const REQUIRED: &'static [usize] = &[SleepActionField::seconds as usize];
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.seconds),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "seconds" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.seconds,
+                        seen,
+                        SleepActionField::seconds as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

@@ -63,6 +63,15 @@ impl<'de> ::serde::Deserialize<'de> for StorageOSVolumeSource {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum StorageOSVolumeSourceField {
+        fs_type,
+        read_only,
+        secret_ref,
+        volume_name,
+        volume_namespace,
+    }
+
     impl serde_struct::Empty for StorageOSVolumeSource {
         #[inline]
         fn empty() -> Self {
@@ -88,32 +97,55 @@ const _: () = {
         ];
         const REQUIRED: &'static [usize] = &[];
 
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "fsType" => Some(0),
-                "readOnly" => Some(1),
-                "secretRef" => Some(2),
-                "volumeName" => Some(3),
-                "volumeNamespace" => Some(4),
-                _ => None,
-            }
-        }
-
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.fs_type),
-                1 => serde_struct::read(map, &mut self.read_only),
-                2 => serde_struct::read_optional_struct(map, &mut self.secret_ref),
-                3 => serde_struct::read(map, &mut self.volume_name),
-                4 => serde_struct::read(map, &mut self.volume_namespace),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "fsType" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.fs_type,
+                        seen,
+                        StorageOSVolumeSourceField::fs_type as usize,
+                    )
+                }
+                "readOnly" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.read_only,
+                        seen,
+                        StorageOSVolumeSourceField::read_only as usize,
+                    )
+                }
+                "secretRef" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.secret_ref,
+                        seen,
+                        StorageOSVolumeSourceField::secret_ref as usize,
+                    )
+                }
+                "volumeName" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.volume_name,
+                        seen,
+                        StorageOSVolumeSourceField::volume_name as usize,
+                    )
+                }
+                "volumeNamespace" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.volume_namespace,
+                        seen,
+                        StorageOSVolumeSourceField::volume_namespace as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

@@ -40,6 +40,12 @@ impl<'de> ::serde::Deserialize<'de> for Sysctl {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum SysctlField {
+        name,
+        value,
+    }
+
     impl serde_struct::Empty for Sysctl {
         #[inline]
         fn empty() -> Self {
@@ -54,28 +60,24 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for Sysctl {
         const NAME: &'static str = "Sysctl";
         const NAMES: &'static [&'static str] = &["name", "value"];
-        const REQUIRED: &'static [usize] = &[0, 1];
-
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "name" => Some(0),
-                "value" => Some(1),
-                _ => None,
-            }
-        }
+        const REQUIRED: &'static [usize] = &[
+            SysctlField::name as usize,
+            SysctlField::value as usize,
+        ];
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.name),
-                1 => serde_struct::read(map, &mut self.value),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "name" => serde_struct::read(map, &mut self.name, seen, SysctlField::name as usize),
+                "value" => {
+                    serde_struct::read(map, &mut self.value, seen, SysctlField::value as usize)
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

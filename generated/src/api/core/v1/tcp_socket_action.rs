@@ -46,6 +46,12 @@ impl<'de> ::serde::Deserialize<'de> for TCPSocketAction {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum TCPSocketActionField {
+        host,
+        port,
+    }
+
     impl serde_struct::Empty for TCPSocketAction {
         #[inline]
         fn empty() -> Self {
@@ -60,28 +66,33 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for TCPSocketAction {
         const NAME: &'static str = "TCPSocketAction";
         const NAMES: &'static [&'static str] = &["host", "port"];
-        const REQUIRED: &'static [usize] = &[1];
-
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "host" => Some(0),
-                "port" => Some(1),
-                _ => None,
-            }
-        }
+        const REQUIRED: &'static [usize] = &[TCPSocketActionField::port as usize];
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.host),
-                1 => serde_struct::read(map, &mut self.port),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "host" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.host,
+                        seen,
+                        TCPSocketActionField::host as usize,
+                    )
+                }
+                "port" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.port,
+                        seen,
+                        TCPSocketActionField::port as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

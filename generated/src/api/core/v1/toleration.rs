@@ -63,6 +63,15 @@ impl<'de> ::serde::Deserialize<'de> for Toleration {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum TolerationField {
+        effect,
+        key,
+        operator,
+        toleration_seconds,
+        value,
+    }
+
     impl serde_struct::Empty for Toleration {
         #[inline]
         fn empty() -> Self {
@@ -88,32 +97,45 @@ const _: () = {
         ];
         const REQUIRED: &'static [usize] = &[];
 
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "effect" => Some(0),
-                "key" => Some(1),
-                "operator" => Some(2),
-                "tolerationSeconds" => Some(3),
-                "value" => Some(4),
-                _ => None,
-            }
-        }
-
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.effect),
-                1 => serde_struct::read(map, &mut self.key),
-                2 => serde_struct::read(map, &mut self.operator),
-                3 => serde_struct::read(map, &mut self.toleration_seconds),
-                4 => serde_struct::read(map, &mut self.value),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "effect" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.effect,
+                        seen,
+                        TolerationField::effect as usize,
+                    )
+                }
+                "key" => {
+                    serde_struct::read(map, &mut self.key, seen, TolerationField::key as usize)
+                }
+                "operator" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.operator,
+                        seen,
+                        TolerationField::operator as usize,
+                    )
+                }
+                "tolerationSeconds" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.toleration_seconds,
+                        seen,
+                        TolerationField::toleration_seconds as usize,
+                    )
+                }
+                "value" => {
+                    serde_struct::read(map, &mut self.value, seen, TolerationField::value as usize)
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

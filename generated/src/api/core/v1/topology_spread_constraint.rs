@@ -78,6 +78,18 @@ impl<'de> ::serde::Deserialize<'de> for TopologySpreadConstraint {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum TopologySpreadConstraintField {
+        label_selector,
+        match_label_keys,
+        max_skew,
+        min_domains,
+        node_affinity_policy,
+        node_taints_policy,
+        topology_key,
+        when_unsatisfiable,
+    }
+
     impl serde_struct::Empty for TopologySpreadConstraint {
         #[inline]
         fn empty() -> Self {
@@ -107,40 +119,85 @@ const _: () = {
             "topologyKey",
             "whenUnsatisfiable",
         ];
-        const REQUIRED: &'static [usize] = &[2, 6, 7];
-
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "labelSelector" => Some(0),
-                "matchLabelKeys" => Some(1),
-                "maxSkew" => Some(2),
-                "minDomains" => Some(3),
-                "nodeAffinityPolicy" => Some(4),
-                "nodeTaintsPolicy" => Some(5),
-                "topologyKey" => Some(6),
-                "whenUnsatisfiable" => Some(7),
-                _ => None,
-            }
-        }
+        const REQUIRED: &'static [usize] = &[
+            TopologySpreadConstraintField::max_skew as usize,
+            TopologySpreadConstraintField::topology_key as usize,
+            TopologySpreadConstraintField::when_unsatisfiable as usize,
+        ];
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read_optional_struct(map, &mut self.label_selector),
-                1 => serde_struct::read(map, &mut self.match_label_keys),
-                2 => serde_struct::read(map, &mut self.max_skew),
-                3 => serde_struct::read(map, &mut self.min_domains),
-                4 => serde_struct::read(map, &mut self.node_affinity_policy),
-                5 => serde_struct::read(map, &mut self.node_taints_policy),
-                6 => serde_struct::read(map, &mut self.topology_key),
-                7 => serde_struct::read(map, &mut self.when_unsatisfiable),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "labelSelector" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.label_selector,
+                        seen,
+                        TopologySpreadConstraintField::label_selector as usize,
+                    )
+                }
+                "matchLabelKeys" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.match_label_keys,
+                        seen,
+                        TopologySpreadConstraintField::match_label_keys as usize,
+                    )
+                }
+                "maxSkew" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.max_skew,
+                        seen,
+                        TopologySpreadConstraintField::max_skew as usize,
+                    )
+                }
+                "minDomains" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.min_domains,
+                        seen,
+                        TopologySpreadConstraintField::min_domains as usize,
+                    )
+                }
+                "nodeAffinityPolicy" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.node_affinity_policy,
+                        seen,
+                        TopologySpreadConstraintField::node_affinity_policy as usize,
+                    )
+                }
+                "nodeTaintsPolicy" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.node_taints_policy,
+                        seen,
+                        TopologySpreadConstraintField::node_taints_policy as usize,
+                    )
+                }
+                "topologyKey" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.topology_key,
+                        seen,
+                        TopologySpreadConstraintField::topology_key as usize,
+                    )
+                }
+                "whenUnsatisfiable" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.when_unsatisfiable,
+                        seen,
+                        TopologySpreadConstraintField::when_unsatisfiable as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

@@ -49,6 +49,13 @@ impl<'de> ::serde::Deserialize<'de> for TypedLocalObjectReference {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum TypedLocalObjectReferenceField {
+        api_group,
+        kind,
+        name,
+    }
+
     impl serde_struct::Empty for TypedLocalObjectReference {
         #[inline]
         fn empty() -> Self {
@@ -64,30 +71,44 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for TypedLocalObjectReference {
         const NAME: &'static str = "TypedLocalObjectReference";
         const NAMES: &'static [&'static str] = &["apiGroup", "kind", "name"];
-        const REQUIRED: &'static [usize] = &[1, 2];
-
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "apiGroup" => Some(0),
-                "kind" => Some(1),
-                "name" => Some(2),
-                _ => None,
-            }
-        }
+        const REQUIRED: &'static [usize] = &[
+            TypedLocalObjectReferenceField::kind as usize,
+            TypedLocalObjectReferenceField::name as usize,
+        ];
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.api_group),
-                1 => serde_struct::read(map, &mut self.kind),
-                2 => serde_struct::read(map, &mut self.name),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "apiGroup" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.api_group,
+                        seen,
+                        TypedLocalObjectReferenceField::api_group as usize,
+                    )
+                }
+                "kind" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.kind,
+                        seen,
+                        TypedLocalObjectReferenceField::kind as usize,
+                    )
+                }
+                "name" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.name,
+                        seen,
+                        TypedLocalObjectReferenceField::name as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

@@ -53,6 +53,14 @@ impl<'de> ::serde::Deserialize<'de> for TypedObjectReference {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum TypedObjectReferenceField {
+        api_group,
+        kind,
+        name,
+        namespace,
+    }
+
     impl serde_struct::Empty for TypedObjectReference {
         #[inline]
         fn empty() -> Self {
@@ -69,32 +77,52 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for TypedObjectReference {
         const NAME: &'static str = "TypedObjectReference";
         const NAMES: &'static [&'static str] = &["apiGroup", "kind", "name", "namespace"];
-        const REQUIRED: &'static [usize] = &[1, 2];
-
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "apiGroup" => Some(0),
-                "kind" => Some(1),
-                "name" => Some(2),
-                "namespace" => Some(3),
-                _ => None,
-            }
-        }
+        const REQUIRED: &'static [usize] = &[
+            TypedObjectReferenceField::kind as usize,
+            TypedObjectReferenceField::name as usize,
+        ];
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.api_group),
-                1 => serde_struct::read(map, &mut self.kind),
-                2 => serde_struct::read(map, &mut self.name),
-                3 => serde_struct::read(map, &mut self.namespace),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "apiGroup" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.api_group,
+                        seen,
+                        TypedObjectReferenceField::api_group as usize,
+                    )
+                }
+                "kind" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.kind,
+                        seen,
+                        TypedObjectReferenceField::kind as usize,
+                    )
+                }
+                "name" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.name,
+                        seen,
+                        TypedObjectReferenceField::name as usize,
+                    )
+                }
+                "namespace" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.namespace,
+                        seen,
+                        TypedObjectReferenceField::namespace as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

@@ -184,6 +184,41 @@ impl<'de> ::serde::Deserialize<'de> for Volume {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum VolumeField {
+        aws_elastic_block_store,
+        azure_disk,
+        azure_file,
+        cephfs,
+        cinder,
+        config_map,
+        csi,
+        downward_api,
+        empty_dir,
+        ephemeral,
+        fc,
+        flex_volume,
+        flocker,
+        gce_persistent_disk,
+        git_repo,
+        glusterfs,
+        host_path,
+        image,
+        iscsi,
+        name,
+        nfs,
+        persistent_volume_claim,
+        photon_persistent_disk,
+        portworx_volume,
+        projected,
+        quobyte,
+        rbd,
+        scale_io,
+        secret,
+        storageos,
+        vsphere_volume,
+    }
+
     impl serde_struct::Empty for Volume {
         #[inline]
         fn empty() -> Self {
@@ -259,86 +294,258 @@ const _: () = {
             "storageos",
             "vsphereVolume",
         ];
-        const REQUIRED: &'static [usize] = &[19];
-
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "awsElasticBlockStore" => Some(0),
-                "azureDisk" => Some(1),
-                "azureFile" => Some(2),
-                "cephfs" => Some(3),
-                "cinder" => Some(4),
-                "configMap" => Some(5),
-                "csi" => Some(6),
-                "downwardAPI" => Some(7),
-                "emptyDir" => Some(8),
-                "ephemeral" => Some(9),
-                "fc" => Some(10),
-                "flexVolume" => Some(11),
-                "flocker" => Some(12),
-                "gcePersistentDisk" => Some(13),
-                "gitRepo" => Some(14),
-                "glusterfs" => Some(15),
-                "hostPath" => Some(16),
-                "image" => Some(17),
-                "iscsi" => Some(18),
-                "name" => Some(19),
-                "nfs" => Some(20),
-                "persistentVolumeClaim" => Some(21),
-                "photonPersistentDisk" => Some(22),
-                "portworxVolume" => Some(23),
-                "projected" => Some(24),
-                "quobyte" => Some(25),
-                "rbd" => Some(26),
-                "scaleIO" => Some(27),
-                "secret" => Some(28),
-                "storageos" => Some(29),
-                "vsphereVolume" => Some(30),
-                _ => None,
-            }
-        }
+        const REQUIRED: &'static [usize] = &[VolumeField::name as usize];
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read_optional_struct(map, &mut self.aws_elastic_block_store),
-                1 => serde_struct::read_optional_struct(map, &mut self.azure_disk),
-                2 => serde_struct::read_optional_struct(map, &mut self.azure_file),
-                3 => serde_struct::read_optional_struct(map, &mut self.cephfs),
-                4 => serde_struct::read_optional_struct(map, &mut self.cinder),
-                5 => serde_struct::read_optional_struct(map, &mut self.config_map),
-                6 => serde_struct::read_optional_struct(map, &mut self.csi),
-                7 => serde_struct::read_optional_struct(map, &mut self.downward_api),
-                8 => serde_struct::read_optional_struct(map, &mut self.empty_dir),
-                9 => serde_struct::read_optional_struct(map, &mut self.ephemeral),
-                10 => serde_struct::read_optional_struct(map, &mut self.fc),
-                11 => serde_struct::read_optional_struct(map, &mut self.flex_volume),
-                12 => serde_struct::read_optional_struct(map, &mut self.flocker),
-                13 => serde_struct::read_optional_struct(map, &mut self.gce_persistent_disk),
-                14 => serde_struct::read_optional_struct(map, &mut self.git_repo),
-                15 => serde_struct::read_optional_struct(map, &mut self.glusterfs),
-                16 => serde_struct::read_optional_struct(map, &mut self.host_path),
-                17 => serde_struct::read_optional_struct(map, &mut self.image),
-                18 => serde_struct::read_optional_struct(map, &mut self.iscsi),
-                19 => serde_struct::read(map, &mut self.name),
-                20 => serde_struct::read_optional_struct(map, &mut self.nfs),
-                21 => serde_struct::read_optional_struct(map, &mut self.persistent_volume_claim),
-                22 => serde_struct::read_optional_struct(map, &mut self.photon_persistent_disk),
-                23 => serde_struct::read_optional_struct(map, &mut self.portworx_volume),
-                24 => serde_struct::read_optional_struct(map, &mut self.projected),
-                25 => serde_struct::read_optional_struct(map, &mut self.quobyte),
-                26 => serde_struct::read_optional_struct(map, &mut self.rbd),
-                27 => serde_struct::read_optional_struct(map, &mut self.scale_io),
-                28 => serde_struct::read_optional_struct(map, &mut self.secret),
-                29 => serde_struct::read_optional_struct(map, &mut self.storageos),
-                30 => serde_struct::read_optional_struct(map, &mut self.vsphere_volume),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "awsElasticBlockStore" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.aws_elastic_block_store,
+                        seen,
+                        VolumeField::aws_elastic_block_store as usize,
+                    )
+                }
+                "azureDisk" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.azure_disk,
+                        seen,
+                        VolumeField::azure_disk as usize,
+                    )
+                }
+                "azureFile" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.azure_file,
+                        seen,
+                        VolumeField::azure_file as usize,
+                    )
+                }
+                "cephfs" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.cephfs,
+                        seen,
+                        VolumeField::cephfs as usize,
+                    )
+                }
+                "cinder" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.cinder,
+                        seen,
+                        VolumeField::cinder as usize,
+                    )
+                }
+                "configMap" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.config_map,
+                        seen,
+                        VolumeField::config_map as usize,
+                    )
+                }
+                "csi" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.csi,
+                        seen,
+                        VolumeField::csi as usize,
+                    )
+                }
+                "downwardAPI" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.downward_api,
+                        seen,
+                        VolumeField::downward_api as usize,
+                    )
+                }
+                "emptyDir" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.empty_dir,
+                        seen,
+                        VolumeField::empty_dir as usize,
+                    )
+                }
+                "ephemeral" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.ephemeral,
+                        seen,
+                        VolumeField::ephemeral as usize,
+                    )
+                }
+                "fc" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.fc,
+                        seen,
+                        VolumeField::fc as usize,
+                    )
+                }
+                "flexVolume" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.flex_volume,
+                        seen,
+                        VolumeField::flex_volume as usize,
+                    )
+                }
+                "flocker" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.flocker,
+                        seen,
+                        VolumeField::flocker as usize,
+                    )
+                }
+                "gcePersistentDisk" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.gce_persistent_disk,
+                        seen,
+                        VolumeField::gce_persistent_disk as usize,
+                    )
+                }
+                "gitRepo" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.git_repo,
+                        seen,
+                        VolumeField::git_repo as usize,
+                    )
+                }
+                "glusterfs" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.glusterfs,
+                        seen,
+                        VolumeField::glusterfs as usize,
+                    )
+                }
+                "hostPath" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.host_path,
+                        seen,
+                        VolumeField::host_path as usize,
+                    )
+                }
+                "image" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.image,
+                        seen,
+                        VolumeField::image as usize,
+                    )
+                }
+                "iscsi" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.iscsi,
+                        seen,
+                        VolumeField::iscsi as usize,
+                    )
+                }
+                "name" => serde_struct::read(map, &mut self.name, seen, VolumeField::name as usize),
+                "nfs" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.nfs,
+                        seen,
+                        VolumeField::nfs as usize,
+                    )
+                }
+                "persistentVolumeClaim" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.persistent_volume_claim,
+                        seen,
+                        VolumeField::persistent_volume_claim as usize,
+                    )
+                }
+                "photonPersistentDisk" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.photon_persistent_disk,
+                        seen,
+                        VolumeField::photon_persistent_disk as usize,
+                    )
+                }
+                "portworxVolume" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.portworx_volume,
+                        seen,
+                        VolumeField::portworx_volume as usize,
+                    )
+                }
+                "projected" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.projected,
+                        seen,
+                        VolumeField::projected as usize,
+                    )
+                }
+                "quobyte" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.quobyte,
+                        seen,
+                        VolumeField::quobyte as usize,
+                    )
+                }
+                "rbd" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.rbd,
+                        seen,
+                        VolumeField::rbd as usize,
+                    )
+                }
+                "scaleIO" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.scale_io,
+                        seen,
+                        VolumeField::scale_io as usize,
+                    )
+                }
+                "secret" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.secret,
+                        seen,
+                        VolumeField::secret as usize,
+                    )
+                }
+                "storageos" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.storageos,
+                        seen,
+                        VolumeField::storageos as usize,
+                    )
+                }
+                "vsphereVolume" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.vsphere_volume,
+                        seen,
+                        VolumeField::vsphere_volume as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

@@ -40,6 +40,12 @@ impl<'de> ::serde::Deserialize<'de> for VolumeDevice {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum VolumeDeviceField {
+        device_path,
+        name,
+    }
+
     impl serde_struct::Empty for VolumeDevice {
         #[inline]
         fn empty() -> Self {
@@ -54,28 +60,31 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for VolumeDevice {
         const NAME: &'static str = "VolumeDevice";
         const NAMES: &'static [&'static str] = &["devicePath", "name"];
-        const REQUIRED: &'static [usize] = &[0, 1];
-
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "devicePath" => Some(0),
-                "name" => Some(1),
-                _ => None,
-            }
-        }
+        const REQUIRED: &'static [usize] = &[
+            VolumeDeviceField::device_path as usize,
+            VolumeDeviceField::name as usize,
+        ];
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.device_path),
-                1 => serde_struct::read(map, &mut self.name),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "devicePath" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.device_path,
+                        seen,
+                        VolumeDeviceField::device_path as usize,
+                    )
+                }
+                "name" => {
+                    serde_struct::read(map, &mut self.name, seen, VolumeDeviceField::name as usize)
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

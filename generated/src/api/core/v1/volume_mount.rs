@@ -73,6 +73,17 @@ impl<'de> ::serde::Deserialize<'de> for VolumeMount {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum VolumeMountField {
+        mount_path,
+        mount_propagation,
+        name,
+        read_only,
+        recursive_read_only,
+        sub_path,
+        sub_path_expr,
+    }
+
     impl serde_struct::Empty for VolumeMount {
         #[inline]
         fn empty() -> Self {
@@ -100,38 +111,71 @@ const _: () = {
             "subPath",
             "subPathExpr",
         ];
-        const REQUIRED: &'static [usize] = &[0, 2];
-
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "mountPath" => Some(0),
-                "mountPropagation" => Some(1),
-                "name" => Some(2),
-                "readOnly" => Some(3),
-                "recursiveReadOnly" => Some(4),
-                "subPath" => Some(5),
-                "subPathExpr" => Some(6),
-                _ => None,
-            }
-        }
+        const REQUIRED: &'static [usize] = &[
+            VolumeMountField::mount_path as usize,
+            VolumeMountField::name as usize,
+        ];
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.mount_path),
-                1 => serde_struct::read(map, &mut self.mount_propagation),
-                2 => serde_struct::read(map, &mut self.name),
-                3 => serde_struct::read(map, &mut self.read_only),
-                4 => serde_struct::read(map, &mut self.recursive_read_only),
-                5 => serde_struct::read(map, &mut self.sub_path),
-                6 => serde_struct::read(map, &mut self.sub_path_expr),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "mountPath" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.mount_path,
+                        seen,
+                        VolumeMountField::mount_path as usize,
+                    )
+                }
+                "mountPropagation" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.mount_propagation,
+                        seen,
+                        VolumeMountField::mount_propagation as usize,
+                    )
+                }
+                "name" => {
+                    serde_struct::read(map, &mut self.name, seen, VolumeMountField::name as usize)
+                }
+                "readOnly" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.read_only,
+                        seen,
+                        VolumeMountField::read_only as usize,
+                    )
+                }
+                "recursiveReadOnly" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.recursive_read_only,
+                        seen,
+                        VolumeMountField::recursive_read_only as usize,
+                    )
+                }
+                "subPath" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.sub_path,
+                        seen,
+                        VolumeMountField::sub_path as usize,
+                    )
+                }
+                "subPathExpr" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.sub_path_expr,
+                        seen,
+                        VolumeMountField::sub_path_expr as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

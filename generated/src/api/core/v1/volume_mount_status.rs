@@ -57,6 +57,14 @@ impl<'de> ::serde::Deserialize<'de> for VolumeMountStatus {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum VolumeMountStatusField {
+        mount_path,
+        name,
+        read_only,
+        recursive_read_only,
+    }
+
     impl serde_struct::Empty for VolumeMountStatus {
         #[inline]
         fn empty() -> Self {
@@ -78,32 +86,52 @@ const _: () = {
             "readOnly",
             "recursiveReadOnly",
         ];
-        const REQUIRED: &'static [usize] = &[0, 1];
-
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "mountPath" => Some(0),
-                "name" => Some(1),
-                "readOnly" => Some(2),
-                "recursiveReadOnly" => Some(3),
-                _ => None,
-            }
-        }
+        const REQUIRED: &'static [usize] = &[
+            VolumeMountStatusField::mount_path as usize,
+            VolumeMountStatusField::name as usize,
+        ];
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.mount_path),
-                1 => serde_struct::read(map, &mut self.name),
-                2 => serde_struct::read(map, &mut self.read_only),
-                3 => serde_struct::read(map, &mut self.recursive_read_only),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "mountPath" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.mount_path,
+                        seen,
+                        VolumeMountStatusField::mount_path as usize,
+                    )
+                }
+                "name" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.name,
+                        seen,
+                        VolumeMountStatusField::name as usize,
+                    )
+                }
+                "readOnly" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.read_only,
+                        seen,
+                        VolumeMountStatusField::read_only as usize,
+                    )
+                }
+                "recursiveReadOnly" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.recursive_read_only,
+                        seen,
+                        VolumeMountStatusField::recursive_read_only as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

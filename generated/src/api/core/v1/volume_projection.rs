@@ -73,6 +73,16 @@ impl<'de> ::serde::Deserialize<'de> for VolumeProjection {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum VolumeProjectionField {
+        cluster_trust_bundle,
+        config_map,
+        downward_api,
+        pod_certificate,
+        secret,
+        service_account_token,
+    }
+
     impl serde_struct::Empty for VolumeProjection {
         #[inline]
         fn empty() -> Self {
@@ -100,34 +110,63 @@ const _: () = {
         ];
         const REQUIRED: &'static [usize] = &[];
 
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "clusterTrustBundle" => Some(0),
-                "configMap" => Some(1),
-                "downwardAPI" => Some(2),
-                "podCertificate" => Some(3),
-                "secret" => Some(4),
-                "serviceAccountToken" => Some(5),
-                _ => None,
-            }
-        }
-
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read_optional_struct(map, &mut self.cluster_trust_bundle),
-                1 => serde_struct::read_optional_struct(map, &mut self.config_map),
-                2 => serde_struct::read_optional_struct(map, &mut self.downward_api),
-                3 => serde_struct::read_optional_struct(map, &mut self.pod_certificate),
-                4 => serde_struct::read_optional_struct(map, &mut self.secret),
-                5 => serde_struct::read_optional_struct(map, &mut self.service_account_token),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "clusterTrustBundle" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.cluster_trust_bundle,
+                        seen,
+                        VolumeProjectionField::cluster_trust_bundle as usize,
+                    )
+                }
+                "configMap" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.config_map,
+                        seen,
+                        VolumeProjectionField::config_map as usize,
+                    )
+                }
+                "downwardAPI" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.downward_api,
+                        seen,
+                        VolumeProjectionField::downward_api as usize,
+                    )
+                }
+                "podCertificate" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.pod_certificate,
+                        seen,
+                        VolumeProjectionField::pod_certificate as usize,
+                    )
+                }
+                "secret" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.secret,
+                        seen,
+                        VolumeProjectionField::secret as usize,
+                    )
+                }
+                "serviceAccountToken" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.service_account_token,
+                        seen,
+                        VolumeProjectionField::service_account_token as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

@@ -57,6 +57,12 @@ impl<'de> ::serde::Deserialize<'de> for VolumeResourceRequirements {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum VolumeResourceRequirementsField {
+        limits,
+        requests,
+    }
+
     impl serde_struct::Empty for VolumeResourceRequirements {
         #[inline]
         fn empty() -> Self {
@@ -73,26 +79,31 @@ const _: () = {
         const NAMES: &'static [&'static str] = &["limits", "requests"];
         const REQUIRED: &'static [usize] = &[];
 
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "limits" => Some(0),
-                "requests" => Some(1),
-                _ => None,
-            }
-        }
-
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.limits),
-                1 => serde_struct::read(map, &mut self.requests),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "limits" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.limits,
+                        seen,
+                        VolumeResourceRequirementsField::limits as usize,
+                    )
+                }
+                "requests" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.requests,
+                        seen,
+                        VolumeResourceRequirementsField::requests as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

@@ -62,6 +62,14 @@ impl<'de> ::serde::Deserialize<'de> for VsphereVirtualDiskVolumeSource {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum VsphereVirtualDiskVolumeSourceField {
+        fs_type,
+        storage_policy_id,
+        storage_policy_name,
+        volume_path,
+    }
+
     impl serde_struct::Empty for VsphereVirtualDiskVolumeSource {
         #[inline]
         fn empty() -> Self {
@@ -83,32 +91,51 @@ const _: () = {
             "storagePolicyName",
             "volumePath",
         ];
-        const REQUIRED: &'static [usize] = &[3];
-
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "fsType" => Some(0),
-                "storagePolicyID" => Some(1),
-                "storagePolicyName" => Some(2),
-                "volumePath" => Some(3),
-                _ => None,
-            }
-        }
+        const REQUIRED: &'static [usize] = &[
+            VsphereVirtualDiskVolumeSourceField::volume_path as usize,
+        ];
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.fs_type),
-                1 => serde_struct::read(map, &mut self.storage_policy_id),
-                2 => serde_struct::read(map, &mut self.storage_policy_name),
-                3 => serde_struct::read(map, &mut self.volume_path),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "fsType" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.fs_type,
+                        seen,
+                        VsphereVirtualDiskVolumeSourceField::fs_type as usize,
+                    )
+                }
+                "storagePolicyID" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.storage_policy_id,
+                        seen,
+                        VsphereVirtualDiskVolumeSourceField::storage_policy_id as usize,
+                    )
+                }
+                "storagePolicyName" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.storage_policy_name,
+                        seen,
+                        VsphereVirtualDiskVolumeSourceField::storage_policy_name as usize,
+                    )
+                }
+                "volumePath" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.volume_path,
+                        seen,
+                        VsphereVirtualDiskVolumeSourceField::volume_path as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

@@ -40,6 +40,12 @@ impl<'de> ::serde::Deserialize<'de> for WeightedPodAffinityTerm {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum WeightedPodAffinityTermField {
+        pod_affinity_term,
+        weight,
+    }
+
     impl serde_struct::Empty for WeightedPodAffinityTerm {
         #[inline]
         fn empty() -> Self {
@@ -54,28 +60,36 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for WeightedPodAffinityTerm {
         const NAME: &'static str = "WeightedPodAffinityTerm";
         const NAMES: &'static [&'static str] = &["podAffinityTerm", "weight"];
-        const REQUIRED: &'static [usize] = &[0, 1];
-
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "podAffinityTerm" => Some(0),
-                "weight" => Some(1),
-                _ => None,
-            }
-        }
+        const REQUIRED: &'static [usize] = &[
+            WeightedPodAffinityTermField::pod_affinity_term as usize,
+            WeightedPodAffinityTermField::weight as usize,
+        ];
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read_struct(map, &mut self.pod_affinity_term),
-                1 => serde_struct::read(map, &mut self.weight),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "podAffinityTerm" => {
+                    serde_struct::read_struct(
+                        map,
+                        &mut self.pod_affinity_term,
+                        seen,
+                        WeightedPodAffinityTermField::pod_affinity_term as usize,
+                    )
+                }
+                "weight" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.weight,
+                        seen,
+                        WeightedPodAffinityTermField::weight as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

@@ -63,6 +63,14 @@ impl<'de> ::serde::Deserialize<'de> for WindowsSecurityContextOptions {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum WindowsSecurityContextOptionsField {
+        gmsa_credential_spec,
+        gmsa_credential_spec_name,
+        host_process,
+        run_as_user_name,
+    }
+
     impl serde_struct::Empty for WindowsSecurityContextOptions {
         #[inline]
         fn empty() -> Self {
@@ -86,30 +94,47 @@ const _: () = {
         ];
         const REQUIRED: &'static [usize] = &[];
 
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "gmsaCredentialSpec" => Some(0),
-                "gmsaCredentialSpecName" => Some(1),
-                "hostProcess" => Some(2),
-                "runAsUserName" => Some(3),
-                _ => None,
-            }
-        }
-
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.gmsa_credential_spec),
-                1 => serde_struct::read(map, &mut self.gmsa_credential_spec_name),
-                2 => serde_struct::read(map, &mut self.host_process),
-                3 => serde_struct::read(map, &mut self.run_as_user_name),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "gmsaCredentialSpec" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.gmsa_credential_spec,
+                        seen,
+                        WindowsSecurityContextOptionsField::gmsa_credential_spec as usize,
+                    )
+                }
+                "gmsaCredentialSpecName" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.gmsa_credential_spec_name,
+                        seen,
+                        WindowsSecurityContextOptionsField::gmsa_credential_spec_name as usize,
+                    )
+                }
+                "hostProcess" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.host_process,
+                        seen,
+                        WindowsSecurityContextOptionsField::host_process as usize,
+                    )
+                }
+                "runAsUserName" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.run_as_user_name,
+                        seen,
+                        WindowsSecurityContextOptionsField::run_as_user_name as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

@@ -53,6 +53,13 @@ impl<'de> ::serde::Deserialize<'de> for WorkloadReference {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum WorkloadReferenceField {
+        name,
+        pod_group,
+        pod_group_replica_key,
+    }
+
     impl serde_struct::Empty for WorkloadReference {
         #[inline]
         fn empty() -> Self {
@@ -68,30 +75,44 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for WorkloadReference {
         const NAME: &'static str = "WorkloadReference";
         const NAMES: &'static [&'static str] = &["name", "podGroup", "podGroupReplicaKey"];
-        const REQUIRED: &'static [usize] = &[0, 1];
-
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "name" => Some(0),
-                "podGroup" => Some(1),
-                "podGroupReplicaKey" => Some(2),
-                _ => None,
-            }
-        }
+        const REQUIRED: &'static [usize] = &[
+            WorkloadReferenceField::name as usize,
+            WorkloadReferenceField::pod_group as usize,
+        ];
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.name),
-                1 => serde_struct::read(map, &mut self.pod_group),
-                2 => serde_struct::read(map, &mut self.pod_group_replica_key),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "name" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.name,
+                        seen,
+                        WorkloadReferenceField::name as usize,
+                    )
+                }
+                "podGroup" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.pod_group,
+                        seen,
+                        WorkloadReferenceField::pod_group as usize,
+                    )
+                }
+                "podGroupReplicaKey" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.pod_group_replica_key,
+                        seen,
+                        WorkloadReferenceField::pod_group_replica_key as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

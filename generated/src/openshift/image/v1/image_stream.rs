@@ -91,6 +91,15 @@ impl<'de> ::serde::Deserialize<'de> for ImageStream {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum ImageStreamField {
+        api_version,
+        kind,
+        metadata,
+        spec,
+        status,
+    }
+
     impl serde_struct::Empty for ImageStream {
         #[inline]
         fn empty() -> Self {
@@ -116,32 +125,50 @@ const _: () = {
         ];
         const REQUIRED: &'static [usize] = &[];
 
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "apiVersion" => Some(0),
-                "kind" => Some(1),
-                "metadata" => Some(2),
-                "spec" => Some(3),
-                "status" => Some(4),
-                _ => None,
-            }
-        }
-
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.api_version),
-                1 => serde_struct::read(map, &mut self.kind),
-                2 => serde_struct::read_optional_struct(map, &mut self.metadata),
-                3 => serde_struct::read_optional_struct(map, &mut self.spec),
-                4 => serde_struct::read_optional_struct(map, &mut self.status),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "apiVersion" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.api_version,
+                        seen,
+                        ImageStreamField::api_version as usize,
+                    )
+                }
+                "kind" => {
+                    serde_struct::read(map, &mut self.kind, seen, ImageStreamField::kind as usize)
+                }
+                "metadata" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.metadata,
+                        seen,
+                        ImageStreamField::metadata as usize,
+                    )
+                }
+                "spec" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.spec,
+                        seen,
+                        ImageStreamField::spec as usize,
+                    )
+                }
+                "status" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.status,
+                        seen,
+                        ImageStreamField::status as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

@@ -55,6 +55,13 @@ impl<'de> ::serde::Deserialize<'de> for ImageStreamSpec {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum ImageStreamSpecField {
+        docker_image_repository,
+        lookup_policy,
+        tags,
+    }
+
     impl serde_struct::Empty for ImageStreamSpec {
         #[inline]
         fn empty() -> Self {
@@ -72,28 +79,39 @@ const _: () = {
         const NAMES: &'static [&'static str] = &["dockerImageRepository", "lookupPolicy", "tags"];
         const REQUIRED: &'static [usize] = &[];
 
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "dockerImageRepository" => Some(0),
-                "lookupPolicy" => Some(1),
-                "tags" => Some(2),
-                _ => None,
-            }
-        }
-
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.docker_image_repository),
-                1 => serde_struct::read_optional_struct(map, &mut self.lookup_policy),
-                2 => serde_struct::read_optional_struct_list(map, &mut self.tags),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "dockerImageRepository" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.docker_image_repository,
+                        seen,
+                        ImageStreamSpecField::docker_image_repository as usize,
+                    )
+                }
+                "lookupPolicy" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.lookup_policy,
+                        seen,
+                        ImageStreamSpecField::lookup_policy as usize,
+                    )
+                }
+                "tags" => {
+                    serde_struct::read_optional_struct_list(
+                        map,
+                        &mut self.tags,
+                        seen,
+                        ImageStreamSpecField::tags as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

@@ -59,6 +59,13 @@ impl<'de> ::serde::Deserialize<'de> for ImageStreamStatus {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum ImageStreamStatusField {
+        docker_image_repository,
+        public_docker_image_repository,
+        tags,
+    }
+
     impl serde_struct::Empty for ImageStreamStatus {
         #[inline]
         fn empty() -> Self {
@@ -80,28 +87,39 @@ const _: () = {
         ];
         const REQUIRED: &'static [usize] = &[];
 
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "dockerImageRepository" => Some(0),
-                "publicDockerImageRepository" => Some(1),
-                "tags" => Some(2),
-                _ => None,
-            }
-        }
-
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.docker_image_repository),
-                1 => serde_struct::read(map, &mut self.public_docker_image_repository),
-                2 => serde_struct::read_optional_struct_list(map, &mut self.tags),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "dockerImageRepository" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.docker_image_repository,
+                        seen,
+                        ImageStreamStatusField::docker_image_repository as usize,
+                    )
+                }
+                "publicDockerImageRepository" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.public_docker_image_repository,
+                        seen,
+                        ImageStreamStatusField::public_docker_image_repository as usize,
+                    )
+                }
+                "tags" => {
+                    serde_struct::read_optional_struct_list(
+                        map,
+                        &mut self.tags,
+                        seen,
+                        ImageStreamStatusField::tags as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

@@ -49,6 +49,13 @@ impl<'de> ::serde::Deserialize<'de> for NamedTagEventList {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum NamedTagEventListField {
+        conditions,
+        items,
+        tag,
+    }
+
     impl serde_struct::Empty for NamedTagEventList {
         #[inline]
         fn empty() -> Self {
@@ -64,30 +71,44 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for NamedTagEventList {
         const NAME: &'static str = "NamedTagEventList";
         const NAMES: &'static [&'static str] = &["conditions", "items", "tag"];
-        const REQUIRED: &'static [usize] = &[1, 2];
-
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "conditions" => Some(0),
-                "items" => Some(1),
-                "tag" => Some(2),
-                _ => None,
-            }
-        }
+        const REQUIRED: &'static [usize] = &[
+            NamedTagEventListField::items as usize,
+            NamedTagEventListField::tag as usize,
+        ];
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read_optional_struct_list(map, &mut self.conditions),
-                1 => serde_struct::read_struct_list(map, &mut self.items),
-                2 => serde_struct::read(map, &mut self.tag),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "conditions" => {
+                    serde_struct::read_optional_struct_list(
+                        map,
+                        &mut self.conditions,
+                        seen,
+                        NamedTagEventListField::conditions as usize,
+                    )
+                }
+                "items" => {
+                    serde_struct::read_struct_list(
+                        map,
+                        &mut self.items,
+                        seen,
+                        NamedTagEventListField::items as usize,
+                    )
+                }
+                "tag" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.tag,
+                        seen,
+                        NamedTagEventListField::tag as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

@@ -46,6 +46,14 @@ impl<'de> ::serde::Deserialize<'de> for TagEvent {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum TagEventField {
+        created,
+        docker_image_reference,
+        generation,
+        image,
+    }
+
     impl serde_struct::Empty for TagEvent {
         #[inline]
         fn empty() -> Self {
@@ -67,32 +75,49 @@ const _: () = {
             "generation",
             "image",
         ];
-        const REQUIRED: &'static [usize] = &[0, 1, 2, 3];
-
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "created" => Some(0),
-                "dockerImageReference" => Some(1),
-                "generation" => Some(2),
-                "image" => Some(3),
-                _ => None,
-            }
-        }
+        const REQUIRED: &'static [usize] = &[
+            TagEventField::created as usize,
+            TagEventField::docker_image_reference as usize,
+            TagEventField::generation as usize,
+            TagEventField::image as usize,
+        ];
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.created),
-                1 => serde_struct::read(map, &mut self.docker_image_reference),
-                2 => serde_struct::read(map, &mut self.generation),
-                3 => serde_struct::read(map, &mut self.image),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "created" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.created,
+                        seen,
+                        TagEventField::created as usize,
+                    )
+                }
+                "dockerImageReference" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.docker_image_reference,
+                        seen,
+                        TagEventField::docker_image_reference as usize,
+                    )
+                }
+                "generation" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.generation,
+                        seen,
+                        TagEventField::generation as usize,
+                    )
+                }
+                "image" => {
+                    serde_struct::read(map, &mut self.image, seen, TagEventField::image as usize)
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

@@ -66,6 +66,16 @@ impl<'de> ::serde::Deserialize<'de> for TagEventCondition {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum TagEventConditionField {
+        generation,
+        last_transition_time,
+        message,
+        reason,
+        status,
+        type_,
+    }
+
     impl serde_struct::Empty for TagEventCondition {
         #[inline]
         fn empty() -> Self {
@@ -91,36 +101,69 @@ const _: () = {
             "status",
             "type",
         ];
-        const REQUIRED: &'static [usize] = &[0, 4, 5];
-
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "generation" => Some(0),
-                "lastTransitionTime" => Some(1),
-                "message" => Some(2),
-                "reason" => Some(3),
-                "status" => Some(4),
-                "type" => Some(5),
-                _ => None,
-            }
-        }
+        const REQUIRED: &'static [usize] = &[
+            TagEventConditionField::generation as usize,
+            TagEventConditionField::status as usize,
+            TagEventConditionField::type_ as usize,
+        ];
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.generation),
-                1 => serde_struct::read(map, &mut self.last_transition_time),
-                2 => serde_struct::read(map, &mut self.message),
-                3 => serde_struct::read(map, &mut self.reason),
-                4 => serde_struct::read(map, &mut self.status),
-                5 => serde_struct::read(map, &mut self.type_),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "generation" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.generation,
+                        seen,
+                        TagEventConditionField::generation as usize,
+                    )
+                }
+                "lastTransitionTime" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.last_transition_time,
+                        seen,
+                        TagEventConditionField::last_transition_time as usize,
+                    )
+                }
+                "message" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.message,
+                        seen,
+                        TagEventConditionField::message as usize,
+                    )
+                }
+                "reason" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.reason,
+                        seen,
+                        TagEventConditionField::reason as usize,
+                    )
+                }
+                "status" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.status,
+                        seen,
+                        TagEventConditionField::status as usize,
+                    )
+                }
+                "type" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.type_,
+                        seen,
+                        TagEventConditionField::type_ as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

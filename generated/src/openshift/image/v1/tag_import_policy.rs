@@ -51,6 +51,13 @@ impl<'de> ::serde::Deserialize<'de> for TagImportPolicy {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum TagImportPolicyField {
+        import_mode,
+        insecure,
+        scheduled,
+    }
+
     impl serde_struct::Empty for TagImportPolicy {
         #[inline]
         fn empty() -> Self {
@@ -68,28 +75,39 @@ const _: () = {
         const NAMES: &'static [&'static str] = &["importMode", "insecure", "scheduled"];
         const REQUIRED: &'static [usize] = &[];
 
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "importMode" => Some(0),
-                "insecure" => Some(1),
-                "scheduled" => Some(2),
-                _ => None,
-            }
-        }
-
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.import_mode),
-                1 => serde_struct::read(map, &mut self.insecure),
-                2 => serde_struct::read(map, &mut self.scheduled),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "importMode" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.import_mode,
+                        seen,
+                        TagImportPolicyField::import_mode as usize,
+                    )
+                }
+                "insecure" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.insecure,
+                        seen,
+                        TagImportPolicyField::insecure as usize,
+                    )
+                }
+                "scheduled" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.scheduled,
+                        seen,
+                        TagImportPolicyField::scheduled as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

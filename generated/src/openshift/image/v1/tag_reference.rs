@@ -70,6 +70,17 @@ impl<'de> ::serde::Deserialize<'de> for TagReference {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum TagReferenceField {
+        annotations,
+        from,
+        generation,
+        import_policy,
+        name,
+        reference,
+        reference_policy,
+    }
+
     impl serde_struct::Empty for TagReference {
         #[inline]
         fn empty() -> Self {
@@ -97,38 +108,68 @@ const _: () = {
             "reference",
             "referencePolicy",
         ];
-        const REQUIRED: &'static [usize] = &[4];
-
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "annotations" => Some(0),
-                "from" => Some(1),
-                "generation" => Some(2),
-                "importPolicy" => Some(3),
-                "name" => Some(4),
-                "reference" => Some(5),
-                "referencePolicy" => Some(6),
-                _ => None,
-            }
-        }
+        const REQUIRED: &'static [usize] = &[TagReferenceField::name as usize];
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.annotations),
-                1 => serde_struct::read_optional_struct(map, &mut self.from),
-                2 => serde_struct::read(map, &mut self.generation),
-                3 => serde_struct::read_optional_struct(map, &mut self.import_policy),
-                4 => serde_struct::read(map, &mut self.name),
-                5 => serde_struct::read(map, &mut self.reference),
-                6 => serde_struct::read_optional_struct(map, &mut self.reference_policy),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "annotations" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.annotations,
+                        seen,
+                        TagReferenceField::annotations as usize,
+                    )
+                }
+                "from" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.from,
+                        seen,
+                        TagReferenceField::from as usize,
+                    )
+                }
+                "generation" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.generation,
+                        seen,
+                        TagReferenceField::generation as usize,
+                    )
+                }
+                "importPolicy" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.import_policy,
+                        seen,
+                        TagReferenceField::import_policy as usize,
+                    )
+                }
+                "name" => {
+                    serde_struct::read(map, &mut self.name, seen, TagReferenceField::name as usize)
+                }
+                "reference" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.reference,
+                        seen,
+                        TagReferenceField::reference as usize,
+                    )
+                }
+                "referencePolicy" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.reference_policy,
+                        seen,
+                        TagReferenceField::reference_policy as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

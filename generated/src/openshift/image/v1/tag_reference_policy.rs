@@ -37,6 +37,11 @@ impl<'de> ::serde::Deserialize<'de> for TagReferencePolicy {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum TagReferencePolicyField {
+        type_,
+    }
+
     impl serde_struct::Empty for TagReferencePolicy {
         #[inline]
         fn empty() -> Self {
@@ -50,26 +55,25 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for TagReferencePolicy {
         const NAME: &'static str = "TagReferencePolicy";
         const NAMES: &'static [&'static str] = &["type"];
-        const REQUIRED: &'static [usize] = &[0];
-
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "type" => Some(0),
-                _ => None,
-            }
-        }
+        const REQUIRED: &'static [usize] = &[TagReferencePolicyField::type_ as usize];
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.type_),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "type" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.type_,
+                        seen,
+                        TagReferencePolicyField::type_ as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

@@ -46,6 +46,12 @@ impl<'de> ::serde::Deserialize<'de> for ScaleStatus {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum ScaleStatusField {
+        replicas,
+        selector,
+    }
+
     impl serde_struct::Empty for ScaleStatus {
         #[inline]
         fn empty() -> Self {
@@ -60,28 +66,33 @@ const _: () = {
     impl<'de> serde_struct::ReadFields<'de> for ScaleStatus {
         const NAME: &'static str = "ScaleStatus";
         const NAMES: &'static [&'static str] = &["replicas", "selector"];
-        const REQUIRED: &'static [usize] = &[0];
-
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "replicas" => Some(0),
-                "selector" => Some(1),
-                _ => None,
-            }
-        }
+        const REQUIRED: &'static [usize] = &[ScaleStatusField::replicas as usize];
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.replicas),
-                1 => serde_struct::read(map, &mut self.selector),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "replicas" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.replicas,
+                        seen,
+                        ScaleStatusField::replicas as usize,
+                    )
+                }
+                "selector" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.selector,
+                        seen,
+                        ScaleStatusField::selector as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

@@ -87,6 +87,18 @@ impl<'de> ::serde::Deserialize<'de> for DeleteOptions {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum DeleteOptionsField {
+        api_version,
+        dry_run,
+        grace_period_seconds,
+        ignore_store_read_error_with_cluster_breaking_potential,
+        kind,
+        orphan_dependents,
+        preconditions,
+        propagation_policy,
+    }
+
     impl serde_struct::Empty for DeleteOptions {
         #[inline]
         fn empty() -> Self {
@@ -118,43 +130,74 @@ const _: () = {
         ];
         const REQUIRED: &'static [usize] = &[];
 
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "apiVersion" => Some(0),
-                "dryRun" => Some(1),
-                "gracePeriodSeconds" => Some(2),
-                "ignoreStoreReadErrorWithClusterBreakingPotential" => Some(3),
-                "kind" => Some(4),
-                "orphanDependents" => Some(5),
-                "preconditions" => Some(6),
-                "propagationPolicy" => Some(7),
-                _ => None,
-            }
-        }
-
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.api_version),
-                1 => serde_struct::read(map, &mut self.dry_run),
-                2 => serde_struct::read(map, &mut self.grace_period_seconds),
-                3 => {
+            match name {
+                "apiVersion" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.api_version,
+                        seen,
+                        DeleteOptionsField::api_version as usize,
+                    )
+                }
+                "dryRun" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.dry_run,
+                        seen,
+                        DeleteOptionsField::dry_run as usize,
+                    )
+                }
+                "gracePeriodSeconds" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.grace_period_seconds,
+                        seen,
+                        DeleteOptionsField::grace_period_seconds as usize,
+                    )
+                }
+                "ignoreStoreReadErrorWithClusterBreakingPotential" => {
                     serde_struct::read(
                         map,
                         &mut self.ignore_store_read_error_with_cluster_breaking_potential,
+                        seen,
+                        DeleteOptionsField::ignore_store_read_error_with_cluster_breaking_potential as usize,
                     )
                 }
-                4 => serde_struct::read(map, &mut self.kind),
-                5 => serde_struct::read(map, &mut self.orphan_dependents),
-                6 => serde_struct::read_optional_struct(map, &mut self.preconditions),
-                7 => serde_struct::read(map, &mut self.propagation_policy),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+                "kind" => {
+                    serde_struct::read(map, &mut self.kind, seen, DeleteOptionsField::kind as usize)
+                }
+                "orphanDependents" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.orphan_dependents,
+                        seen,
+                        DeleteOptionsField::orphan_dependents as usize,
+                    )
+                }
+                "preconditions" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.preconditions,
+                        seen,
+                        DeleteOptionsField::preconditions as usize,
+                    )
+                }
+                "propagationPolicy" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.propagation_policy,
+                        seen,
+                        DeleteOptionsField::propagation_policy as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

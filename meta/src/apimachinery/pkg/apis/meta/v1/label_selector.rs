@@ -53,6 +53,12 @@ impl<'de> ::serde::Deserialize<'de> for LabelSelector {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum LabelSelectorField {
+        match_expressions,
+        match_labels,
+    }
+
     impl serde_struct::Empty for LabelSelector {
         #[inline]
         fn empty() -> Self {
@@ -69,26 +75,31 @@ const _: () = {
         const NAMES: &'static [&'static str] = &["matchExpressions", "matchLabels"];
         const REQUIRED: &'static [usize] = &[];
 
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "matchExpressions" => Some(0),
-                "matchLabels" => Some(1),
-                _ => None,
-            }
-        }
-
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read_optional_struct_list(map, &mut self.match_expressions),
-                1 => serde_struct::read(map, &mut self.match_labels),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "matchExpressions" => {
+                    serde_struct::read_optional_struct_list(
+                        map,
+                        &mut self.match_expressions,
+                        seen,
+                        LabelSelectorField::match_expressions as usize,
+                    )
+                }
+                "matchLabels" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.match_labels,
+                        seen,
+                        LabelSelectorField::match_labels as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

@@ -67,6 +67,15 @@ impl<'de> ::serde::Deserialize<'de> for ListMeta {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum ListMetaField {
+        continue_,
+        remaining_item_count,
+        resource_version,
+        self_link,
+        shard_info,
+    }
+
     impl serde_struct::Empty for ListMeta {
         #[inline]
         fn empty() -> Self {
@@ -92,32 +101,55 @@ const _: () = {
         ];
         const REQUIRED: &'static [usize] = &[];
 
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "continue" => Some(0),
-                "remainingItemCount" => Some(1),
-                "resourceVersion" => Some(2),
-                "selfLink" => Some(3),
-                "shardInfo" => Some(4),
-                _ => None,
-            }
-        }
-
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.continue_),
-                1 => serde_struct::read(map, &mut self.remaining_item_count),
-                2 => serde_struct::read(map, &mut self.resource_version),
-                3 => serde_struct::read(map, &mut self.self_link),
-                4 => serde_struct::read_optional_struct(map, &mut self.shard_info),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "continue" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.continue_,
+                        seen,
+                        ListMetaField::continue_ as usize,
+                    )
+                }
+                "remainingItemCount" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.remaining_item_count,
+                        seen,
+                        ListMetaField::remaining_item_count as usize,
+                    )
+                }
+                "resourceVersion" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.resource_version,
+                        seen,
+                        ListMetaField::resource_version as usize,
+                    )
+                }
+                "selfLink" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.self_link,
+                        seen,
+                        ListMetaField::self_link as usize,
+                    )
+                }
+                "shardInfo" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.shard_info,
+                        seen,
+                        ListMetaField::shard_info as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

@@ -67,6 +67,17 @@ impl<'de> ::serde::Deserialize<'de> for ManagedFieldsEntry {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum ManagedFieldsEntryField {
+        api_version,
+        fields_type,
+        fields_v1,
+        manager,
+        operation,
+        subresource,
+        time,
+    }
+
     impl serde_struct::Empty for ManagedFieldsEntry {
         #[inline]
         fn empty() -> Self {
@@ -96,36 +107,71 @@ const _: () = {
         ];
         const REQUIRED: &'static [usize] = &[];
 
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "apiVersion" => Some(0),
-                "fieldsType" => Some(1),
-                "fieldsV1" => Some(2),
-                "manager" => Some(3),
-                "operation" => Some(4),
-                "subresource" => Some(5),
-                "time" => Some(6),
-                _ => None,
-            }
-        }
-
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.api_version),
-                1 => serde_struct::read(map, &mut self.fields_type),
-                2 => serde_struct::read(map, &mut self.fields_v1),
-                3 => serde_struct::read(map, &mut self.manager),
-                4 => serde_struct::read(map, &mut self.operation),
-                5 => serde_struct::read(map, &mut self.subresource),
-                6 => serde_struct::read(map, &mut self.time),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "apiVersion" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.api_version,
+                        seen,
+                        ManagedFieldsEntryField::api_version as usize,
+                    )
+                }
+                "fieldsType" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.fields_type,
+                        seen,
+                        ManagedFieldsEntryField::fields_type as usize,
+                    )
+                }
+                "fieldsV1" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.fields_v1,
+                        seen,
+                        ManagedFieldsEntryField::fields_v1 as usize,
+                    )
+                }
+                "manager" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.manager,
+                        seen,
+                        ManagedFieldsEntryField::manager as usize,
+                    )
+                }
+                "operation" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.operation,
+                        seen,
+                        ManagedFieldsEntryField::operation as usize,
+                    )
+                }
+                "subresource" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.subresource,
+                        seen,
+                        ManagedFieldsEntryField::subresource as usize,
+                    )
+                }
+                "time" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.time,
+                        seen,
+                        ManagedFieldsEntryField::time as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

@@ -123,6 +123,25 @@ impl<'de> ::serde::Deserialize<'de> for ObjectMeta {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum ObjectMetaField {
+        annotations,
+        creation_timestamp,
+        deletion_grace_period_seconds,
+        deletion_timestamp,
+        finalizers,
+        generate_name,
+        generation,
+        labels,
+        managed_fields,
+        name,
+        namespace,
+        owner_references,
+        resource_version,
+        self_link,
+        uid,
+    }
+
     impl serde_struct::Empty for ObjectMeta {
         #[inline]
         fn empty() -> Self {
@@ -168,52 +187,125 @@ const _: () = {
         ];
         const REQUIRED: &'static [usize] = &[];
 
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "annotations" => Some(0),
-                "creationTimestamp" => Some(1),
-                "deletionGracePeriodSeconds" => Some(2),
-                "deletionTimestamp" => Some(3),
-                "finalizers" => Some(4),
-                "generateName" => Some(5),
-                "generation" => Some(6),
-                "labels" => Some(7),
-                "managedFields" => Some(8),
-                "name" => Some(9),
-                "namespace" => Some(10),
-                "ownerReferences" => Some(11),
-                "resourceVersion" => Some(12),
-                "selfLink" => Some(13),
-                "uid" => Some(14),
-                _ => None,
-            }
-        }
-
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.annotations),
-                1 => serde_struct::read(map, &mut self.creation_timestamp),
-                2 => serde_struct::read(map, &mut self.deletion_grace_period_seconds),
-                3 => serde_struct::read(map, &mut self.deletion_timestamp),
-                4 => serde_struct::read(map, &mut self.finalizers),
-                5 => serde_struct::read(map, &mut self.generate_name),
-                6 => serde_struct::read(map, &mut self.generation),
-                7 => serde_struct::read(map, &mut self.labels),
-                8 => serde_struct::read_optional_struct_list(map, &mut self.managed_fields),
-                9 => serde_struct::read(map, &mut self.name),
-                10 => serde_struct::read(map, &mut self.namespace),
-                11 => serde_struct::read_optional_struct_list(map, &mut self.owner_references),
-                12 => serde_struct::read(map, &mut self.resource_version),
-                13 => serde_struct::read(map, &mut self.self_link),
-                14 => serde_struct::read(map, &mut self.uid),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "annotations" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.annotations,
+                        seen,
+                        ObjectMetaField::annotations as usize,
+                    )
+                }
+                "creationTimestamp" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.creation_timestamp,
+                        seen,
+                        ObjectMetaField::creation_timestamp as usize,
+                    )
+                }
+                "deletionGracePeriodSeconds" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.deletion_grace_period_seconds,
+                        seen,
+                        ObjectMetaField::deletion_grace_period_seconds as usize,
+                    )
+                }
+                "deletionTimestamp" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.deletion_timestamp,
+                        seen,
+                        ObjectMetaField::deletion_timestamp as usize,
+                    )
+                }
+                "finalizers" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.finalizers,
+                        seen,
+                        ObjectMetaField::finalizers as usize,
+                    )
+                }
+                "generateName" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.generate_name,
+                        seen,
+                        ObjectMetaField::generate_name as usize,
+                    )
+                }
+                "generation" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.generation,
+                        seen,
+                        ObjectMetaField::generation as usize,
+                    )
+                }
+                "labels" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.labels,
+                        seen,
+                        ObjectMetaField::labels as usize,
+                    )
+                }
+                "managedFields" => {
+                    serde_struct::read_optional_struct_list(
+                        map,
+                        &mut self.managed_fields,
+                        seen,
+                        ObjectMetaField::managed_fields as usize,
+                    )
+                }
+                "name" => {
+                    serde_struct::read(map, &mut self.name, seen, ObjectMetaField::name as usize)
+                }
+                "namespace" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.namespace,
+                        seen,
+                        ObjectMetaField::namespace as usize,
+                    )
+                }
+                "ownerReferences" => {
+                    serde_struct::read_optional_struct_list(
+                        map,
+                        &mut self.owner_references,
+                        seen,
+                        ObjectMetaField::owner_references as usize,
+                    )
+                }
+                "resourceVersion" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.resource_version,
+                        seen,
+                        ObjectMetaField::resource_version as usize,
+                    )
+                }
+                "selfLink" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.self_link,
+                        seen,
+                        ObjectMetaField::self_link as usize,
+                    )
+                }
+                "uid" => {
+                    serde_struct::read(map, &mut self.uid, seen, ObjectMetaField::uid as usize)
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

@@ -63,6 +63,16 @@ impl<'de> ::serde::Deserialize<'de> for OwnerReference {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum OwnerReferenceField {
+        api_version,
+        block_owner_deletion,
+        controller,
+        kind,
+        name,
+        uid,
+    }
+
     impl serde_struct::Empty for OwnerReference {
         #[inline]
         fn empty() -> Self {
@@ -88,36 +98,65 @@ const _: () = {
             "name",
             "uid",
         ];
-        const REQUIRED: &'static [usize] = &[0, 3, 4, 5];
-
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "apiVersion" => Some(0),
-                "blockOwnerDeletion" => Some(1),
-                "controller" => Some(2),
-                "kind" => Some(3),
-                "name" => Some(4),
-                "uid" => Some(5),
-                _ => None,
-            }
-        }
+        const REQUIRED: &'static [usize] = &[
+            OwnerReferenceField::api_version as usize,
+            OwnerReferenceField::kind as usize,
+            OwnerReferenceField::name as usize,
+            OwnerReferenceField::uid as usize,
+        ];
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.api_version),
-                1 => serde_struct::read(map, &mut self.block_owner_deletion),
-                2 => serde_struct::read(map, &mut self.controller),
-                3 => serde_struct::read(map, &mut self.kind),
-                4 => serde_struct::read(map, &mut self.name),
-                5 => serde_struct::read(map, &mut self.uid),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "apiVersion" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.api_version,
+                        seen,
+                        OwnerReferenceField::api_version as usize,
+                    )
+                }
+                "blockOwnerDeletion" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.block_owner_deletion,
+                        seen,
+                        OwnerReferenceField::block_owner_deletion as usize,
+                    )
+                }
+                "controller" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.controller,
+                        seen,
+                        OwnerReferenceField::controller as usize,
+                    )
+                }
+                "kind" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.kind,
+                        seen,
+                        OwnerReferenceField::kind as usize,
+                    )
+                }
+                "name" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.name,
+                        seen,
+                        OwnerReferenceField::name as usize,
+                    )
+                }
+                "uid" => {
+                    serde_struct::read(map, &mut self.uid, seen, OwnerReferenceField::uid as usize)
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

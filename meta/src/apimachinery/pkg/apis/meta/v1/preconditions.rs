@@ -51,6 +51,12 @@ impl<'de> ::serde::Deserialize<'de> for Preconditions {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum PreconditionsField {
+        resource_version,
+        uid,
+    }
+
     impl serde_struct::Empty for Preconditions {
         #[inline]
         fn empty() -> Self {
@@ -67,26 +73,26 @@ const _: () = {
         const NAMES: &'static [&'static str] = &["resourceVersion", "uid"];
         const REQUIRED: &'static [usize] = &[];
 
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "resourceVersion" => Some(0),
-                "uid" => Some(1),
-                _ => None,
-            }
-        }
-
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.resource_version),
-                1 => serde_struct::read(map, &mut self.uid),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "resourceVersion" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.resource_version,
+                        seen,
+                        PreconditionsField::resource_version as usize,
+                    )
+                }
+                "uid" => {
+                    serde_struct::read(map, &mut self.uid, seen, PreconditionsField::uid as usize)
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

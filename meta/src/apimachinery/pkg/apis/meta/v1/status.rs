@@ -80,6 +80,18 @@ impl<'de> ::serde::Deserialize<'de> for Status {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum StatusField {
+        api_version,
+        code,
+        details,
+        kind,
+        message,
+        metadata,
+        reason,
+        status,
+    }
+
     impl serde_struct::Empty for Status {
         #[inline]
         fn empty() -> Self {
@@ -111,38 +123,50 @@ const _: () = {
         ];
         const REQUIRED: &'static [usize] = &[];
 
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "apiVersion" => Some(0),
-                "code" => Some(1),
-                "details" => Some(2),
-                "kind" => Some(3),
-                "message" => Some(4),
-                "metadata" => Some(5),
-                "reason" => Some(6),
-                "status" => Some(7),
-                _ => None,
-            }
-        }
-
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.api_version),
-                1 => serde_struct::read(map, &mut self.code),
-                2 => serde_struct::read_optional_struct(map, &mut self.details),
-                3 => serde_struct::read(map, &mut self.kind),
-                4 => serde_struct::read(map, &mut self.message),
-                5 => serde_struct::read_optional_struct(map, &mut self.metadata),
-                6 => serde_struct::read(map, &mut self.reason),
-                7 => serde_struct::read(map, &mut self.status),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "apiVersion" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.api_version,
+                        seen,
+                        StatusField::api_version as usize,
+                    )
+                }
+                "code" => serde_struct::read(map, &mut self.code, seen, StatusField::code as usize),
+                "details" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.details,
+                        seen,
+                        StatusField::details as usize,
+                    )
+                }
+                "kind" => serde_struct::read(map, &mut self.kind, seen, StatusField::kind as usize),
+                "message" => {
+                    serde_struct::read(map, &mut self.message, seen, StatusField::message as usize)
+                }
+                "metadata" => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.metadata,
+                        seen,
+                        StatusField::metadata as usize,
+                    )
+                }
+                "reason" => {
+                    serde_struct::read(map, &mut self.reason, seen, StatusField::reason as usize)
+                }
+                "status" => {
+                    serde_struct::read(map, &mut self.status, seen, StatusField::status as usize)
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

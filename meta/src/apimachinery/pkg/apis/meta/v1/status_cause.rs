@@ -51,6 +51,13 @@ impl<'de> ::serde::Deserialize<'de> for StatusCause {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum StatusCauseField {
+        field,
+        message,
+        reason,
+    }
+
     impl serde_struct::Empty for StatusCause {
         #[inline]
         fn empty() -> Self {
@@ -68,28 +75,34 @@ const _: () = {
         const NAMES: &'static [&'static str] = &["field", "message", "reason"];
         const REQUIRED: &'static [usize] = &[];
 
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "field" => Some(0),
-                "message" => Some(1),
-                "reason" => Some(2),
-                _ => None,
-            }
-        }
-
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.field),
-                1 => serde_struct::read(map, &mut self.message),
-                2 => serde_struct::read(map, &mut self.reason),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "field" => {
+                    serde_struct::read(map, &mut self.field, seen, StatusCauseField::field as usize)
+                }
+                "message" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.message,
+                        seen,
+                        StatusCauseField::message as usize,
+                    )
+                }
+                "reason" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.reason,
+                        seen,
+                        StatusCauseField::reason as usize,
+                    )
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }

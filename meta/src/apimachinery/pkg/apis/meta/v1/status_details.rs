@@ -67,6 +67,16 @@ impl<'de> ::serde::Deserialize<'de> for StatusDetails {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum StatusDetailsField {
+        causes,
+        group,
+        kind,
+        name,
+        retry_after_seconds,
+        uid,
+    }
+
     impl serde_struct::Empty for StatusDetails {
         #[inline]
         fn empty() -> Self {
@@ -94,34 +104,48 @@ const _: () = {
         ];
         const REQUIRED: &'static [usize] = &[];
 
-        #[inline]
-        fn index(name: &str) -> Option<usize> {
-            match name {
-                "causes" => Some(0),
-                "group" => Some(1),
-                "kind" => Some(2),
-                "name" => Some(3),
-                "retryAfterSeconds" => Some(4),
-                "uid" => Some(5),
-                _ => None,
-            }
-        }
-
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            field: usize,
+            name: &str,
             map: &mut A,
-            key: &mut ::std::string::String,
+            seen: &mut serde_struct::Seen,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read_optional_struct_list(map, &mut self.causes),
-                1 => serde_struct::read(map, &mut self.group),
-                2 => serde_struct::read(map, &mut self.kind),
-                3 => serde_struct::read(map, &mut self.name),
-                4 => serde_struct::read(map, &mut self.retry_after_seconds),
-                5 => serde_struct::read(map, &mut self.uid),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            match name {
+                "causes" => {
+                    serde_struct::read_optional_struct_list(
+                        map,
+                        &mut self.causes,
+                        seen,
+                        StatusDetailsField::causes as usize,
+                    )
+                }
+                "group" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.group,
+                        seen,
+                        StatusDetailsField::group as usize,
+                    )
+                }
+                "kind" => {
+                    serde_struct::read(map, &mut self.kind, seen, StatusDetailsField::kind as usize)
+                }
+                "name" => {
+                    serde_struct::read(map, &mut self.name, seen, StatusDetailsField::name as usize)
+                }
+                "retryAfterSeconds" => {
+                    serde_struct::read(
+                        map,
+                        &mut self.retry_after_seconds,
+                        seen,
+                        StatusDetailsField::retry_after_seconds as usize,
+                    )
+                }
+                "uid" => {
+                    serde_struct::read(map, &mut self.uid, seen, StatusDetailsField::uid as usize)
+                }
+                _ => serde_struct::extra_named(map, &mut self.unknown_fields, name),
             }
         }
     }
