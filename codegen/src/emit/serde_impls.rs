@@ -268,6 +268,18 @@ fn serialize_impl(code: &mut Code, context: &Context<'_>, ty: &TypeDef, fields: 
     code.close("}");
 }
 
+/// A struct's field that keeps unknown keys, if it has one, and the fields read by name, in
+/// declaration order.
+fn split_extra<'a>(
+    context: &Context<'_>,
+    fields: &'a [Field],
+) -> (Option<&'a Field>, Vec<&'a Field>) {
+    let (extra, read): (Vec<&Field>, Vec<&Field>) = fields
+        .iter()
+        .partition(|f| matches!(presence(context, f), Presence::Extra));
+    (extra.into_iter().next(), read)
+}
+
 /// The enum that names a struct's fields by their Rust names (never by number, so that adding
 /// or removing a field changes only its own lines), if it has any.
 fn field_enum_decl(code: &mut Code, field_enum: &str, fields: &[&Field]) {
@@ -320,13 +332,7 @@ fn deserialize_impl(code: &mut Code, context: &Context<'_>, ty: &TypeDef, fields
     let runtime = &context.runtime;
     let name = &ty.name;
     let a = type_parameter(ty, "A");
-    let extra = fields
-        .iter()
-        .find(|f| matches!(presence(context, f), Presence::Extra));
-    let fields: Vec<&Field> = fields
-        .iter()
-        .filter(|f| !matches!(presence(context, f), Presence::Extra))
-        .collect();
+    let (extra, fields) = split_extra(context, fields);
     let json_names: Vec<String> = fields.iter().map(|f| str_literal(&f.json_name)).collect();
 
     // The visitor's own bindings must not be shadowed by a field's slot.
@@ -541,17 +547,11 @@ fn read_fields_impl(
 ) {
     let name = &ty.name;
     let a = type_parameter(ty, "A");
-    let extra = fields
-        .iter()
-        .find(|f| matches!(presence(context, f), Presence::Extra));
     // A field is its index in declaration order, in `NAMES`, in the seen bits and in
     // `REQUIRED` (the first one missing is the error); the text names it by its variant of
     // the field enum (`XField::name as usize`), never by number, so that adding or removing
     // a field changes only its own lines.
-    let read: Vec<&Field> = fields
-        .iter()
-        .filter(|f| !matches!(presence(context, f), Presence::Extra))
-        .collect();
+    let (extra, read) = split_extra(context, fields);
 
     let field_enum = naming::field_enum_name(name);
     let index_of = |field: &Field| format!("{field_enum}::{} as usize", field.rust_name);
