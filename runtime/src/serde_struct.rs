@@ -584,29 +584,48 @@ impl<T> Empty for Option<T> {
     }
 }
 
+/// A struct whose `Default` is its placeholder ([`Empty`]): every field optional and none
+/// an apiVersion/kind marker (a marker's default is present, its placeholder absent). Its
+/// impl has no body, where an `Empty` impl of its own is one more body per struct for
+/// rustc to check and keep (about 190 of the Kubernetes API's structs).
+pub trait DefaultIsEmpty: Default {}
+
+impl<T: DefaultIsEmpty> Empty for T {
+    #[inline]
+    fn empty() -> Self {
+        T::default()
+    }
+}
+
+/// What the runtime needs to know of a struct read field by field ([`ReadFields::TABLE`]).
+#[derive(Debug)]
+pub struct Table {
+    /// The struct's name, as `deserialize_struct` takes it.
+    pub name: &'static str,
+    /// The JSON names of the fields, in declaration order: a field is its index here.
+    pub names: &'static [&'static str],
+    /// The indexes in `names` of the required fields, in declaration order: the first one
+    /// the input lacks is the error (`missing field `name``).
+    pub required: &'static [usize],
+}
+
 /// A struct read field by field, in place: what kubeforge generates for each struct is this
 /// table (its name, its fields' names, which are required) and one function that reads the
 /// value of one field into the struct; the loop over the keys, the lookup of a key among
-/// [`NAMES`](ReadFields::NAMES), duplicate and missing fields are the runtime's
+/// [`Table::names`], duplicate and missing fields are the runtime's
 /// ([`read_fields`]), compiled once per map access and struct where a document is read, not
 /// type-checked once per struct where the struct is defined. Every such struct reads in
 /// place ([`InPlace`]).
 pub trait ReadFields<'de>: Empty {
-    /// The struct's name, as `deserialize_struct` takes it.
-    const NAME: &'static str;
-
-    /// The JSON names of the fields, in declaration order: a field is its index here.
-    const NAMES: &'static [&'static str];
-
-    /// The indexes in [`NAMES`](ReadFields::NAMES) of the required fields, in declaration
-    /// order: the first one the input lacks is the error (`missing field `name``).
-    const REQUIRED: &'static [usize];
+    /// The struct's name, its fields' names and which are required: one constant, where
+    /// three cost rustc two more bodies to check and evaluate for every struct.
+    const TABLE: Table;
 
     /// Reads the value of the field named `name` into `self`, marking it in `seen` first
     /// (a field read twice is an error, found before its value is read, as the derive's); a
     /// name the struct does not have is kept ([`extra_named`]) or skipped ([`skip`]).
     /// Generated as a `match` on the names, whose arms each call one reader with the field's
-    /// index in [`NAMES`](ReadFields::NAMES): the key is compared with constants inline (a
+    /// index in [`Table::names`]: the key is compared with constants inline (a
     /// search of the table in the runtime called `memcmp` for every name of the key's
     /// length: +7 to +11% instructions to read a Pod, BENCHMARKS.md g), and the lookup and
     /// the read are one body per struct.
@@ -623,8 +642,8 @@ pub trait ReadFields<'de>: Empty {
 }
 
 impl<'de, T: ReadFields<'de>> InPlace<'de> for T {
-    const NAME: &'static str = <T as ReadFields<'de>>::NAME;
-    const NAMES: &'static [&'static str] = <T as ReadFields<'de>>::NAMES;
+    const NAME: &'static str = <T as ReadFields<'de>>::TABLE.name;
+    const NAMES: &'static [&'static str] = <T as ReadFields<'de>>::TABLE.names;
 
     #[inline]
     fn visit_map<A: MapAccess<'de>>(map: A, place: &mut Option<Self>) -> Result<(), A::Error> {
@@ -702,15 +721,15 @@ where
     A: MapAccess<'de>,
 {
     let this = place.insert(T::empty());
-    let mut seen = Seen::new(T::NAMES);
+    let mut seen = Seen::new(T::TABLE.names);
     let mut buffer = String::new();
     while let Some(borrowed) = map.next_key_seed(KeyName(&mut buffer))? {
         let name = borrowed.unwrap_or(buffer.as_str());
         this.read_field(name, &mut map, &mut seen)?;
     }
-    for &field in T::REQUIRED {
+    for &field in T::TABLE.required {
         if !seen.contains(field) {
-            return Err(de::Error::missing_field(T::NAMES[field]));
+            return Err(de::Error::missing_field(T::TABLE.names[field]));
         }
     }
     Ok(())
@@ -1277,7 +1296,9 @@ pub fn json_type(value: &serde_json::Value) -> &'static str {
 
 #[cfg(test)]
 mod tests {
-    use super::{Empty, ReadFields, Seen, extra_named, read, read_optional_struct, read_struct};
+    use super::{
+        Empty, ReadFields, Seen, Table, extra_named, read, read_optional_struct, read_struct,
+    };
     use serde::de::MapAccess;
 
     /// A struct as kubeforge generates it, read field by field.
@@ -1297,9 +1318,11 @@ mod tests {
     }
 
     impl<'de> ReadFields<'de> for Inner {
-        const NAME: &'static str = "Inner";
-        const NAMES: &'static [&'static str] = &["name"];
-        const REQUIRED: &'static [usize] = &[0];
+        const TABLE: Table = Table {
+            name: "Inner",
+            names: &["name"],
+            required: &[0],
+        };
 
         fn read_field<A: MapAccess<'de>>(
             &mut self,
@@ -1335,9 +1358,11 @@ mod tests {
     }
 
     impl<'de> ReadFields<'de> for Outer {
-        const NAME: &'static str = "Outer";
-        const NAMES: &'static [&'static str] = &["inner", "port", "spare", "tag"];
-        const REQUIRED: &'static [usize] = &[0, 1];
+        const TABLE: Table = Table {
+            name: "Outer",
+            names: &["inner", "port", "spare", "tag"],
+            required: &[0, 1],
+        };
 
         fn read_field<A: MapAccess<'de>>(
             &mut self,

@@ -111,9 +111,11 @@ pub mod com {
                     }
 
                     impl<'de> serde_struct::ReadFields<'de> for Policy {
-                        const NAME: &'static str = "Policy";
-                        const NAMES: &'static [&'static str] = &["name"];
-                        const REQUIRED: &'static [usize] = &[PolicyField::name as usize];
+                        const TABLE: serde_struct::Table = serde_struct::Table {
+                            name: "Policy",
+                            names: &["name"],
+                            required: &[PolicyField::name as usize],
+                        };
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -294,23 +296,22 @@ pub mod com {
                     }
 
                     impl<'de> serde_struct::ReadFields<'de> for Volume {
-                        const NAME: &'static str = "Volume";
-                        const NAMES: &'static [&'static str] = &[
-                            "mountOptions",
-                            "attributes",
-                            "labels",
-                            "data",
-                            "command",
-                            "podIPs",
-                            "podIP",
-                            "policies",
-                            "limits",
-                            "matrix",
-                        ];
-                        const REQUIRED: &'static [usize] = &[
-                            VolumeField::mount_options as usize,
-                            VolumeField::attributes as usize,
-                        ];
+                        const TABLE: serde_struct::Table = serde_struct::Table {
+                            name: "Volume",
+                            names: &[
+                                "mountOptions",
+                                "attributes",
+                                "labels",
+                                "data",
+                                "command",
+                                "podIPs",
+                                "podIP",
+                                "policies",
+                                "limits",
+                                "matrix",
+                            ],
+                            required: &[VolumeField::mount_options as usize, VolumeField::attributes as usize],
+                        };
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -108,9 +108,11 @@ pub mod io {
                     }
 
                     impl<'de> serde_struct::ReadFields<'de> for Limits {
-                        const NAME: &'static str = "Limits";
-                        const NAMES: &'static [&'static str] = &["cpu", "burst"];
-                        const REQUIRED: &'static [usize] = &[LimitsField::cpu as usize];
+                        const TABLE: serde_struct::Table = serde_struct::Table {
+                            name: "Limits",
+                            names: &["cpu", "burst"],
+                            required: &[LimitsField::cpu as usize],
+                        };
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -316,27 +318,29 @@ pub mod io {
                     }
 
                     impl<'de> serde_struct::ReadFields<'de> for Settings {
-                        const NAME: &'static str = "Settings";
-                        const NAMES: &'static [&'static str] = &[
-                            "mode",
-                            "name",
-                            "retries",
-                            "budget",
-                            "ratio",
-                            "scale",
-                            "enabled",
-                            "since",
-                            "key",
-                            "args",
-                            "ports",
-                            "limits",
-                            "policy",
-                            "label",
-                            "zero",
-                            "empty",
-                            "incomplete",
-                        ];
-                        const REQUIRED: &'static [usize] = &[SettingsField::mode as usize];
+                        const TABLE: serde_struct::Table = serde_struct::Table {
+                            name: "Settings",
+                            names: &[
+                                "mode",
+                                "name",
+                                "retries",
+                                "budget",
+                                "ratio",
+                                "scale",
+                                "enabled",
+                                "since",
+                                "key",
+                                "args",
+                                "ports",
+                                "limits",
+                                "policy",
+                                "label",
+                                "zero",
+                                "empty",
+                                "incomplete",
+                            ],
+                            required: &[SettingsField::mode as usize],
+                        };
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(

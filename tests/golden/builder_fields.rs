@@ -107,20 +107,14 @@ pub mod com {
                         note,
                     }
 
-                    impl serde_struct::Empty for Empty {
-                        #[inline]
-                        fn empty() -> Self {
-                            Empty {
-                                note: None,
-                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-                            }
-                        }
-                    }
+                    impl serde_struct::DefaultIsEmpty for Empty {}
 
                     impl<'de> serde_struct::ReadFields<'de> for Empty {
-                        const NAME: &'static str = "Empty";
-                        const NAMES: &'static [&'static str] = &["note"];
-                        const REQUIRED: &'static [usize] = &[];
+                        const TABLE: serde_struct::Table = serde_struct::Table {
+                            name: "Empty",
+                            names: &["note"],
+                            required: &[],
+                        };
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -296,26 +290,28 @@ pub mod com {
                     }
 
                     impl<'de> serde_struct::ReadFields<'de> for Port {
-                        const NAME: &'static str = "Port";
-                        const NAMES: &'static [&'static str] = &[
-                            "port",
-                            "protocol",
-                            "mode",
-                            "name",
-                            "hostIP",
-                            "weight",
-                            "timeoutSeconds",
-                            "enabled",
-                            "appProtocol",
-                            "size",
-                            "isDefault",
-                            "build",
-                        ];
-                        const REQUIRED: &'static [usize] = &[
-                            PortField::port as usize,
-                            PortField::protocol as usize,
-                            PortField::mode as usize,
-                        ];
+                        const TABLE: serde_struct::Table = serde_struct::Table {
+                            name: "Port",
+                            names: &[
+                                "port",
+                                "protocol",
+                                "mode",
+                                "name",
+                                "hostIP",
+                                "weight",
+                                "timeoutSeconds",
+                                "enabled",
+                                "appProtocol",
+                                "size",
+                                "isDefault",
+                                "build",
+                            ],
+                            required: &[
+                                PortField::port as usize,
+                                PortField::protocol as usize,
+                                PortField::mode as usize,
+                            ],
+                        };
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -103,21 +103,14 @@ pub mod com {
                         insecure,
                     }
 
-                    impl serde_struct::Empty for ImportPolicy {
-                        #[inline]
-                        fn empty() -> Self {
-                            ImportPolicy {
-                                scheduled: None,
-                                insecure: None,
-                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-                            }
-                        }
-                    }
+                    impl serde_struct::DefaultIsEmpty for ImportPolicy {}
 
                     impl<'de> serde_struct::ReadFields<'de> for ImportPolicy {
-                        const NAME: &'static str = "ImportPolicy";
-                        const NAMES: &'static [&'static str] = &["scheduled", "insecure"];
-                        const REQUIRED: &'static [usize] = &[];
+                        const TABLE: serde_struct::Table = serde_struct::Table {
+                            name: "ImportPolicy",
+                            names: &["scheduled", "insecure"],
+                            required: &[],
+                        };
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -250,12 +243,11 @@ pub mod com {
                     }
 
                     impl<'de> serde_struct::ReadFields<'de> for Reference {
-                        const NAME: &'static str = "Reference";
-                        const NAMES: &'static [&'static str] = &["kind", "name"];
-                        const REQUIRED: &'static [usize] = &[
-                            ReferenceField::kind as usize,
-                            ReferenceField::name as usize,
-                        ];
+                        const TABLE: serde_struct::Table = serde_struct::Table {
+                            name: "Reference",
+                            names: &["kind", "name"],
+                            required: &[ReferenceField::kind as usize, ReferenceField::name as usize],
+                        };
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -385,9 +377,11 @@ pub mod com {
                     }
 
                     impl<'de> serde_struct::ReadFields<'de> for ReferencePolicy {
-                        const NAME: &'static str = "ReferencePolicy";
-                        const NAMES: &'static [&'static str] = &["type"];
-                        const REQUIRED: &'static [usize] = &[ReferencePolicyField::type_ as usize];
+                        const TABLE: serde_struct::Table = serde_struct::Table {
+                            name: "ReferencePolicy",
+                            names: &["type"],
+                            required: &[ReferencePolicyField::type_ as usize],
+                        };
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -538,9 +532,11 @@ pub mod com {
                     }
 
                     impl<'de> serde_struct::ReadFields<'de> for Tag {
-                        const NAME: &'static str = "Tag";
-                        const NAMES: &'static [&'static str] = &["name", "policy", "importPolicy", "from", "retry"];
-                        const REQUIRED: &'static [usize] = &[TagField::name as usize, TagField::policy as usize];
+                        const TABLE: serde_struct::Table = serde_struct::Table {
+                            name: "Tag",
+                            names: &["name", "policy", "importPolicy", "from", "retry"],
+                            required: &[TagField::name as usize, TagField::policy as usize],
+                        };
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -724,20 +720,14 @@ pub mod com {
                         limit,
                     }
 
-                    impl serde_struct::Empty for TagRetry {
-                        #[inline]
-                        fn empty() -> Self {
-                            TagRetry {
-                                limit: None,
-                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-                            }
-                        }
-                    }
+                    impl serde_struct::DefaultIsEmpty for TagRetry {}
 
                     impl<'de> serde_struct::ReadFields<'de> for TagRetry {
-                        const NAME: &'static str = "TagRetry";
-                        const NAMES: &'static [&'static str] = &["limit"];
-                        const REQUIRED: &'static [usize] = &[];
+                        const TABLE: serde_struct::Table = serde_struct::Table {
+                            name: "TagRetry",
+                            names: &["limit"],
+                            required: &[],
+                        };
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -159,9 +159,11 @@ pub mod com {
                     }
 
                     impl<'de> serde_struct::ReadFields<'de> for Gadget {
-                        const NAME: &'static str = "Gadget";
-                        const NAMES: &'static [&'static str] = &["apiVersion", "kind", "metadata", "spec"];
-                        const REQUIRED: &'static [usize] = &[GadgetField::spec as usize];
+                        const TABLE: serde_struct::Table = serde_struct::Table {
+                            name: "Gadget",
+                            names: &["apiVersion", "kind", "metadata", "spec"],
+                            required: &[GadgetField::spec as usize],
+                        };
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -390,9 +392,11 @@ pub mod com {
                     }
 
                     impl<'de> serde_struct::ReadFields<'de> for GadgetSpec {
-                        const NAME: &'static str = "GadgetSpec";
-                        const NAMES: &'static [&'static str] = &["size", "color"];
-                        const REQUIRED: &'static [usize] = &[GadgetSpecField::size as usize];
+                        const TABLE: serde_struct::Table = serde_struct::Table {
+                            name: "GadgetSpec",
+                            names: &["size", "color"],
+                            required: &[GadgetSpecField::size as usize],
+                        };
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -549,9 +553,11 @@ pub mod com {
                     }
 
                     impl<'de> serde_struct::ReadFields<'de> for GadgetList {
-                        const NAME: &'static str = "GadgetList";
-                        const NAMES: &'static [&'static str] = &["apiVersion", "items", "kind", "metadata"];
-                        const REQUIRED: &'static [usize] = &[GadgetListField::items as usize];
+                        const TABLE: serde_struct::Table = serde_struct::Table {
+                            name: "GadgetList",
+                            names: &["apiVersion", "items", "kind", "metadata"],
+                            required: &[GadgetListField::items as usize],
+                        };
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -766,12 +772,11 @@ pub mod com {
                     }
 
                     impl<'de> serde_struct::ReadFields<'de> for Gizmo {
-                        const NAME: &'static str = "Gizmo";
-                        const NAMES: &'static [&'static str] = &["apiVersion", "kind", "metadata", "name"];
-                        const REQUIRED: &'static [usize] = &[
-                            GizmoField::metadata as usize,
-                            GizmoField::name as usize,
-                        ];
+                        const TABLE: serde_struct::Table = serde_struct::Table {
+                            name: "Gizmo",
+                            names: &["apiVersion", "kind", "metadata", "name"],
+                            required: &[GizmoField::metadata as usize, GizmoField::name as usize],
+                        };
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(

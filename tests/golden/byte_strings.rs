@@ -120,9 +120,11 @@ pub mod io {
                     }
 
                     impl<'de> serde_struct::ReadFields<'de> for Secretish {
-                        const NAME: &'static str = "Secretish";
-                        const NAMES: &'static [&'static str] = &["checksum", "data", "chunks", "stringData"];
-                        const REQUIRED: &'static [usize] = &[SecretishField::checksum as usize];
+                        const TABLE: serde_struct::Table = serde_struct::Table {
+                            name: "Secretish",
+                            names: &["checksum", "data", "chunks", "stringData"],
+                            required: &[SecretishField::checksum as usize],
+                        };
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(

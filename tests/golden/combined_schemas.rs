@@ -117,9 +117,11 @@ pub mod io {
                     }
 
                     impl<'de> serde_struct::ReadFields<'de> for Base {
-                        const NAME: &'static str = "Base";
-                        const NAMES: &'static [&'static str] = &["name", "size"];
-                        const REQUIRED: &'static [usize] = &[BaseField::name as usize];
+                        const TABLE: serde_struct::Table = serde_struct::Table {
+                            name: "Base",
+                            names: &["name", "size"],
+                            required: &[BaseField::name as usize],
+                        };
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -284,40 +286,25 @@ pub mod io {
                         ambiguous,
                     }
 
-                    impl serde_struct::Empty for Holder {
-                        #[inline]
-                        fn empty() -> Self {
-                            Holder {
-                                extended: None,
-                                either: None,
-                                exclusive: None,
-                                mixed: None,
-                                conflict: None,
-                                constrained: None,
-                                refined: None,
-                                scalar_or_list: None,
-                                weight_or_flag: None,
-                                ambiguous: None,
-                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-                            }
-                        }
-                    }
+                    impl serde_struct::DefaultIsEmpty for Holder {}
 
                     impl<'de> serde_struct::ReadFields<'de> for Holder {
-                        const NAME: &'static str = "Holder";
-                        const NAMES: &'static [&'static str] = &[
-                            "extended",
-                            "either",
-                            "exclusive",
-                            "mixed",
-                            "conflict",
-                            "constrained",
-                            "refined",
-                            "scalarOrList",
-                            "weightOrFlag",
-                            "ambiguous",
-                        ];
-                        const REQUIRED: &'static [usize] = &[];
+                        const TABLE: serde_struct::Table = serde_struct::Table {
+                            name: "Holder",
+                            names: &[
+                                "extended",
+                                "either",
+                                "exclusive",
+                                "mixed",
+                                "conflict",
+                                "constrained",
+                                "refined",
+                                "scalarOrList",
+                                "weightOrFlag",
+                                "ambiguous",
+                            ],
+                            required: &[],
+                        };
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -586,9 +573,11 @@ pub mod io {
                     }
 
                     impl<'de> serde_struct::ReadFields<'de> for HolderExtended {
-                        const NAME: &'static str = "HolderExtended";
-                        const NAMES: &'static [&'static str] = &["name", "size", "more"];
-                        const REQUIRED: &'static [usize] = &[HolderExtendedField::name as usize];
+                        const TABLE: serde_struct::Table = serde_struct::Table {
+                            name: "HolderExtended",
+                            names: &["name", "size", "more"],
+                            required: &[HolderExtendedField::name as usize],
+                        };
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -738,22 +727,14 @@ pub mod io {
                         url,
                     }
 
-                    impl serde_struct::Empty for HolderEither {
-                        #[inline]
-                        fn empty() -> Self {
-                            HolderEither {
-                                name: None,
-                                size: None,
-                                url: None,
-                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-                            }
-                        }
-                    }
+                    impl serde_struct::DefaultIsEmpty for HolderEither {}
 
                     impl<'de> serde_struct::ReadFields<'de> for HolderEither {
-                        const NAME: &'static str = "HolderEither";
-                        const NAMES: &'static [&'static str] = &["name", "size", "url"];
-                        const REQUIRED: &'static [usize] = &[];
+                        const TABLE: serde_struct::Table = serde_struct::Table {
+                            name: "HolderEither",
+                            names: &["name", "size", "url"],
+                            required: &[],
+                        };
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -875,21 +856,14 @@ pub mod io {
                         b,
                     }
 
-                    impl serde_struct::Empty for HolderExclusive {
-                        #[inline]
-                        fn empty() -> Self {
-                            HolderExclusive {
-                                a: None,
-                                b: None,
-                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-                            }
-                        }
-                    }
+                    impl serde_struct::DefaultIsEmpty for HolderExclusive {}
 
                     impl<'de> serde_struct::ReadFields<'de> for HolderExclusive {
-                        const NAME: &'static str = "HolderExclusive";
-                        const NAMES: &'static [&'static str] = &["a", "b"];
-                        const REQUIRED: &'static [usize] = &[];
+                        const TABLE: serde_struct::Table = serde_struct::Table {
+                            name: "HolderExclusive",
+                            names: &["a", "b"],
+                            required: &[],
+                        };
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -1047,20 +1021,14 @@ pub mod io {
                         x,
                     }
 
-                    impl serde_struct::Empty for HolderMixedObject {
-                        #[inline]
-                        fn empty() -> Self {
-                            HolderMixedObject {
-                                x: None,
-                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-                            }
-                        }
-                    }
+                    impl serde_struct::DefaultIsEmpty for HolderMixedObject {}
 
                     impl<'de> serde_struct::ReadFields<'de> for HolderMixedObject {
-                        const NAME: &'static str = "HolderMixedObject";
-                        const NAMES: &'static [&'static str] = &["x"];
-                        const REQUIRED: &'static [usize] = &[];
+                        const TABLE: serde_struct::Table = serde_struct::Table {
+                            name: "HolderMixedObject",
+                            names: &["x"],
+                            required: &[],
+                        };
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -1163,9 +1131,11 @@ pub mod io {
                     }
 
                     impl<'de> serde_struct::ReadFields<'de> for HolderRefined {
-                        const NAME: &'static str = "HolderRefined";
-                        const NAMES: &'static [&'static str] = &["url"];
-                        const REQUIRED: &'static [usize] = &[HolderRefinedField::url as usize];
+                        const TABLE: serde_struct::Table = serde_struct::Table {
+                            name: "HolderRefined",
+                            names: &["url"],
+                            required: &[HolderRefinedField::url as usize],
+                        };
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -1414,12 +1384,11 @@ pub mod io {
                     }
 
                     impl<'de> serde_struct::ReadFields<'de> for Merged {
-                        const NAME: &'static str = "Merged";
-                        const NAMES: &'static [&'static str] = &["name", "size", "extra"];
-                        const REQUIRED: &'static [usize] = &[
-                            MergedField::name as usize,
-                            MergedField::extra as usize,
-                        ];
+                        const TABLE: serde_struct::Table = serde_struct::Table {
+                            name: "Merged",
+                            names: &["name", "size", "extra"],
+                            required: &[MergedField::name as usize, MergedField::extra as usize],
+                        };
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -1544,20 +1513,14 @@ pub mod io {
                         url,
                     }
 
-                    impl serde_struct::Empty for Other {
-                        #[inline]
-                        fn empty() -> Self {
-                            Other {
-                                url: None,
-                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-                            }
-                        }
-                    }
+                    impl serde_struct::DefaultIsEmpty for Other {}
 
                     impl<'de> serde_struct::ReadFields<'de> for Other {
-                        const NAME: &'static str = "Other";
-                        const NAMES: &'static [&'static str] = &["url"];
-                        const REQUIRED: &'static [usize] = &[];
+                        const TABLE: serde_struct::Table = serde_struct::Table {
+                            name: "Other",
+                            names: &["url"],
+                            required: &[],
+                        };
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -163,15 +163,11 @@ pub mod io {
                     }
 
                     impl<'de> serde_struct::ReadFields<'de> for Workflow {
-                        const NAME: &'static str = "Workflow";
-                        const NAMES: &'static [&'static str] = &[
-                            "spec",
-                            "status",
-                            "metadata",
-                            "apiVersion",
-                            "kind",
-                        ];
-                        const REQUIRED: &'static [usize] = &[];
+                        const TABLE: serde_struct::Table = serde_struct::Table {
+                            name: "Workflow",
+                            names: &["spec", "status", "metadata", "apiVersion", "kind"],
+                            required: &[],
+                        };
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -915,20 +911,14 @@ pub mod io {
                         entrypoint,
                     }
 
-                    impl serde_struct::Empty for WorkflowSpec {
-                        #[inline]
-                        fn empty() -> Self {
-                            WorkflowSpec {
-                                entrypoint: None,
-                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-                            }
-                        }
-                    }
+                    impl serde_struct::DefaultIsEmpty for WorkflowSpec {}
 
                     impl<'de> serde_struct::ReadFields<'de> for WorkflowSpec {
-                        const NAME: &'static str = "WorkflowSpec";
-                        const NAMES: &'static [&'static str] = &["entrypoint"];
-                        const REQUIRED: &'static [usize] = &[];
+                        const TABLE: serde_struct::Table = serde_struct::Table {
+                            name: "WorkflowSpec",
+                            names: &["entrypoint"],
+                            required: &[],
+                        };
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -1076,9 +1066,11 @@ pub mod io {
                     }
 
                     impl<'de> serde_struct::ReadFields<'de> for WorkflowList {
-                        const NAME: &'static str = "WorkflowList";
-                        const NAMES: &'static [&'static str] = &["apiVersion", "items", "kind", "metadata"];
-                        const REQUIRED: &'static [usize] = &[WorkflowListField::items as usize];
+                        const TABLE: serde_struct::Table = serde_struct::Table {
+                            name: "WorkflowList",
+                            names: &["apiVersion", "items", "kind", "metadata"],
+                            required: &[WorkflowListField::items as usize],
+                        };
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -1306,9 +1298,11 @@ pub mod io {
                     }
 
                     impl<'de> serde_struct::ReadFields<'de> for Workflow {
-                        const NAME: &'static str = "Workflow";
-                        const NAMES: &'static [&'static str] = &["metadata", "apiVersion", "kind"];
-                        const REQUIRED: &'static [usize] = &[];
+                        const TABLE: serde_struct::Table = serde_struct::Table {
+                            name: "Workflow",
+                            names: &["metadata", "apiVersion", "kind"],
+                            required: &[],
+                        };
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -2069,9 +2063,11 @@ pub mod io {
                     }
 
                     impl<'de> serde_struct::ReadFields<'de> for WorkflowList {
-                        const NAME: &'static str = "WorkflowList";
-                        const NAMES: &'static [&'static str] = &["apiVersion", "items", "kind", "metadata"];
-                        const REQUIRED: &'static [usize] = &[WorkflowListField::items as usize];
+                        const TABLE: serde_struct::Table = serde_struct::Table {
+                            name: "WorkflowList",
+                            names: &["apiVersion", "items", "kind", "metadata"],
+                            required: &[WorkflowListField::items as usize],
+                        };
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -126,9 +126,11 @@ pub mod io {
                     }
 
                     impl<'de> serde_struct::ReadFields<'de> for Condition {
-                        const NAME: &'static str = "Condition";
-                        const NAMES: &'static [&'static str] = &["lastTransitionTime", "observed", "created"];
-                        const REQUIRED: &'static [usize] = &[ConditionField::last_transition_time as usize];
+                        const TABLE: serde_struct::Table = serde_struct::Table {
+                            name: "Condition",
+                            names: &["lastTransitionTime", "observed", "created"],
+                            required: &[ConditionField::last_transition_time as usize],
+                        };
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -91,19 +91,14 @@ pub mod io {
                         name,
                     }
 
-                    impl serde_struct::Empty for Plain {
-                        #[inline]
-                        fn empty() -> Self {
-                            Plain {
-                                name: None,
-                            }
-                        }
-                    }
+                    impl serde_struct::DefaultIsEmpty for Plain {}
 
                     impl<'de> serde_struct::ReadFields<'de> for Plain {
-                        const NAME: &'static str = "Plain";
-                        const NAMES: &'static [&'static str] = &["name"];
-                        const REQUIRED: &'static [usize] = &[];
+                        const TABLE: serde_struct::Table = serde_struct::Table {
+                            name: "Plain",
+                            names: &["name"],
+                            required: &[],
+                        };
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -204,20 +199,14 @@ pub mod io {
                         name,
                     }
 
-                    impl serde_struct::Empty for Values {
-                        #[inline]
-                        fn empty() -> Self {
-                            Values {
-                                name: None,
-                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-                            }
-                        }
-                    }
+                    impl serde_struct::DefaultIsEmpty for Values {}
 
                     impl<'de> serde_struct::ReadFields<'de> for Values {
-                        const NAME: &'static str = "Values";
-                        const NAMES: &'static [&'static str] = &["name"];
-                        const REQUIRED: &'static [usize] = &[];
+                        const TABLE: serde_struct::Table = serde_struct::Table {
+                            name: "Values",
+                            names: &["name"],
+                            required: &[],
+                        };
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(

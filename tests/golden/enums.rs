@@ -198,9 +198,11 @@ pub mod io {
                     }
 
                     impl<'de> serde_struct::ReadFields<'de> for Policy {
-                        const NAME: &'static str = "Policy";
-                        const NAMES: &'static [&'static str] = &["restartPolicy", "odd", "modes", "level", "count"];
-                        const REQUIRED: &'static [usize] = &[PolicyField::restart_policy as usize];
+                        const TABLE: serde_struct::Table = serde_struct::Table {
+                            name: "Policy",
+                            names: &["restartPolicy", "odd", "modes", "level", "count"],
+                            required: &[PolicyField::restart_policy as usize],
+                        };
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(

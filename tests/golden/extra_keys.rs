@@ -104,9 +104,11 @@ pub mod io {
                     }
 
                     impl<'de> serde_struct::ReadFields<'de> for Annotated {
-                        const NAME: &'static str = "Annotated";
-                        const NAMES: &'static [&'static str] = &["name"];
-                        const REQUIRED: &'static [usize] = &[AnnotatedField::name as usize];
+                        const TABLE: serde_struct::Table = serde_struct::Table {
+                            name: "Annotated",
+                            names: &["name"],
+                            required: &[AnnotatedField::name as usize],
+                        };
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -226,21 +228,14 @@ pub mod io {
                         unknown_fields,
                     }
 
-                    impl serde_struct::Empty for Clash {
-                        #[inline]
-                        fn empty() -> Self {
-                            Clash {
-                                additional_properties: None,
-                                unknown_fields: None,
-                                additional_properties_2: ::kubeforge_runtime::ExtraFields::new(),
-                            }
-                        }
-                    }
+                    impl serde_struct::DefaultIsEmpty for Clash {}
 
                     impl<'de> serde_struct::ReadFields<'de> for Clash {
-                        const NAME: &'static str = "Clash";
-                        const NAMES: &'static [&'static str] = &["additional_properties", "unknownFields"];
-                        const REQUIRED: &'static [usize] = &[];
+                        const TABLE: serde_struct::Table = serde_struct::Table {
+                            name: "Clash",
+                            names: &["additional_properties", "unknownFields"],
+                            required: &[],
+                        };
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -364,20 +359,14 @@ pub mod io {
                         name,
                     }
 
-                    impl serde_struct::Empty for Open {
-                        #[inline]
-                        fn empty() -> Self {
-                            Open {
-                                name: None,
-                                additional_properties: ::kubeforge_runtime::ExtraFields::new(),
-                            }
-                        }
-                    }
+                    impl serde_struct::DefaultIsEmpty for Open {}
 
                     impl<'de> serde_struct::ReadFields<'de> for Open {
-                        const NAME: &'static str = "Open";
-                        const NAMES: &'static [&'static str] = &["name"];
-                        const REQUIRED: &'static [usize] = &[];
+                        const TABLE: serde_struct::Table = serde_struct::Table {
+                            name: "Open",
+                            names: &["name"],
+                            required: &[],
+                        };
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -480,20 +469,14 @@ pub mod io {
                         name,
                     }
 
-                    impl serde_struct::Empty for Patterned {
-                        #[inline]
-                        fn empty() -> Self {
-                            Patterned {
-                                name: None,
-                                additional_properties: ::kubeforge_runtime::ExtraFields::new(),
-                            }
-                        }
-                    }
+                    impl serde_struct::DefaultIsEmpty for Patterned {}
 
                     impl<'de> serde_struct::ReadFields<'de> for Patterned {
-                        const NAME: &'static str = "Patterned";
-                        const NAMES: &'static [&'static str] = &["name"];
-                        const REQUIRED: &'static [usize] = &[];
+                        const TABLE: serde_struct::Table = serde_struct::Table {
+                            name: "Patterned",
+                            names: &["name"],
+                            required: &[],
+                        };
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -598,20 +581,14 @@ pub mod io {
                         name,
                     }
 
-                    impl serde_struct::Empty for PatternedLoose {
-                        #[inline]
-                        fn empty() -> Self {
-                            PatternedLoose {
-                                name: None,
-                                additional_properties: ::kubeforge_runtime::ExtraFields::new(),
-                            }
-                        }
-                    }
+                    impl serde_struct::DefaultIsEmpty for PatternedLoose {}
 
                     impl<'de> serde_struct::ReadFields<'de> for PatternedLoose {
-                        const NAME: &'static str = "PatternedLoose";
-                        const NAMES: &'static [&'static str] = &["name"];
-                        const REQUIRED: &'static [usize] = &[];
+                        const TABLE: serde_struct::Table = serde_struct::Table {
+                            name: "PatternedLoose",
+                            names: &["name"],
+                            required: &[],
+                        };
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -725,21 +702,14 @@ pub mod io {
                         values,
                     }
 
-                    impl serde_struct::Empty for Release {
-                        #[inline]
-                        fn empty() -> Self {
-                            Release {
-                                chart: None,
-                                values: None,
-                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-                            }
-                        }
-                    }
+                    impl serde_struct::DefaultIsEmpty for Release {}
 
                     impl<'de> serde_struct::ReadFields<'de> for Release {
-                        const NAME: &'static str = "Release";
-                        const NAMES: &'static [&'static str] = &["chart", "values"];
-                        const REQUIRED: &'static [usize] = &[];
+                        const TABLE: serde_struct::Table = serde_struct::Table {
+                            name: "Release",
+                            names: &["chart", "values"],
+                            required: &[],
+                        };
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -854,20 +824,14 @@ pub mod io {
                         replica_count,
                     }
 
-                    impl serde_struct::Empty for ReleaseValues {
-                        #[inline]
-                        fn empty() -> Self {
-                            ReleaseValues {
-                                replica_count: None,
-                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-                            }
-                        }
-                    }
+                    impl serde_struct::DefaultIsEmpty for ReleaseValues {}
 
                     impl<'de> serde_struct::ReadFields<'de> for ReleaseValues {
-                        const NAME: &'static str = "ReleaseValues";
-                        const NAMES: &'static [&'static str] = &["replicaCount"];
-                        const REQUIRED: &'static [usize] = &[];
+                        const TABLE: serde_struct::Table = serde_struct::Table {
+                            name: "ReleaseValues",
+                            names: &["replicaCount"],
+                            required: &[],
+                        };
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(

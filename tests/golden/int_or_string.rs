@@ -132,9 +132,11 @@ pub mod io {
                     }
 
                     impl<'de> serde_struct::ReadFields<'de> for Port {
-                        const NAME: &'static str = "Port";
-                        const NAMES: &'static [&'static str] = &["target", "maxSurge", "maxUnavailable", "either"];
-                        const REQUIRED: &'static [usize] = &[PortField::target as usize];
+                        const TABLE: serde_struct::Table = serde_struct::Table {
+                            name: "Port",
+                            names: &["target", "maxSurge", "maxUnavailable", "either"],
+                            required: &[PortField::target as usize],
+                        };
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -129,16 +129,11 @@ pub mod io {
                     }
 
                     impl<'de> serde_struct::ReadFields<'de> for Counters {
-                        const NAME: &'static str = "Counters";
-                        const NAMES: &'static [&'static str] = &[
-                            "bytes",
-                            "small",
-                            "count",
-                            "total",
-                            "plain",
-                            "sizes",
-                        ];
-                        const REQUIRED: &'static [usize] = &[CountersField::bytes as usize];
+                        const TABLE: serde_struct::Table = serde_struct::Table {
+                            name: "Counters",
+                            names: &["bytes", "small", "count", "total", "plain", "sizes"],
+                            required: &[CountersField::bytes as usize],
+                        };
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -96,20 +96,14 @@ pub mod io {
                             value,
                         }
 
-                        impl serde_struct::Empty for Option_ {
-                            #[inline]
-                            fn empty() -> Self {
-                                Option_ {
-                                    value: None,
-                                    unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-                                }
-                            }
-                        }
+                        impl serde_struct::DefaultIsEmpty for Option_ {}
 
                         impl<'de> serde_struct::ReadFields<'de> for Option_ {
-                            const NAME: &'static str = "Option_";
-                            const NAMES: &'static [&'static str] = &["value"];
-                            const REQUIRED: &'static [usize] = &[];
+                            const TABLE: serde_struct::Table = serde_struct::Table {
+                                name: "Option_",
+                                names: &["value"],
+                                required: &[],
+                            };
 
                             #[allow(clippy::too_many_lines)]
                             fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -303,24 +297,26 @@ pub mod io {
                     }
 
                     impl<'de> serde_struct::ReadFields<'de> for Keywords {
-                        const NAME: &'static str = "Keywords";
-                        const NAMES: &'static [&'static str] = &[
-                            "$ref",
-                            "$schema",
-                            "1stPlace",
-                            "async",
-                            "continue",
-                            "crate",
-                            "dash-separated-name",
-                            "externalIPs",
-                            "fooBar",
-                            "foo_bar",
-                            "ref",
-                            "self",
-                            "type",
-                            "x-kubernetes-list-type",
-                        ];
-                        const REQUIRED: &'static [usize] = &[KeywordsField::type_ as usize];
+                        const TABLE: serde_struct::Table = serde_struct::Table {
+                            name: "Keywords",
+                            names: &[
+                                "$ref",
+                                "$schema",
+                                "1stPlace",
+                                "async",
+                                "continue",
+                                "crate",
+                                "dash-separated-name",
+                                "externalIPs",
+                                "fooBar",
+                                "foo_bar",
+                                "ref",
+                                "self",
+                                "type",
+                                "x-kubernetes-list-type",
+                            ],
+                            required: &[KeywordsField::type_ as usize],
+                        };
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -605,20 +601,14 @@ pub mod io {
                         self_,
                     }
 
-                    impl serde_struct::Empty for Type {
-                        #[inline]
-                        fn empty() -> Self {
-                            Type {
-                                self_: None,
-                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-                            }
-                        }
-                    }
+                    impl serde_struct::DefaultIsEmpty for Type {}
 
                     impl<'de> serde_struct::ReadFields<'de> for Type {
-                        const NAME: &'static str = "Type";
-                        const NAMES: &'static [&'static str] = &["Self"];
-                        const REQUIRED: &'static [usize] = &[];
+                        const TABLE: serde_struct::Table = serde_struct::Table {
+                            name: "Type",
+                            names: &["Self"],
+                            required: &[],
+                        };
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(

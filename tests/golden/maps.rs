@@ -158,18 +158,20 @@ pub mod io {
                     }
 
                     impl<'de> serde_struct::ReadFields<'de> for Maps {
-                        const NAME: &'static str = "Maps";
-                        const NAMES: &'static [&'static str] = &[
-                            "labels",
-                            "limits",
-                            "groups",
-                            "nested",
-                            "anything",
-                            "free",
-                            "preserved",
-                            "untyped",
-                        ];
-                        const REQUIRED: &'static [usize] = &[MapsField::labels as usize];
+                        const TABLE: serde_struct::Table = serde_struct::Table {
+                            name: "Maps",
+                            names: &[
+                                "labels",
+                                "limits",
+                                "groups",
+                                "nested",
+                                "anything",
+                                "free",
+                                "preserved",
+                                "untyped",
+                            ],
+                            required: &[MapsField::labels as usize],
+                        };
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -110,23 +110,14 @@ pub mod io {
                         name_2,
                     }
 
-                    impl serde_struct::Empty for Widget {
-                        #[inline]
-                        fn empty() -> Self {
-                            Widget {
-                                spec: None,
-                                name_3: None,
-                                name: None,
-                                name_2: None,
-                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-                            }
-                        }
-                    }
+                    impl serde_struct::DefaultIsEmpty for Widget {}
 
                     impl<'de> serde_struct::ReadFields<'de> for Widget {
-                        const NAME: &'static str = "Widget";
-                        const NAMES: &'static [&'static str] = &["spec", "Name", "name", "NAME"];
-                        const REQUIRED: &'static [usize] = &[];
+                        const TABLE: serde_struct::Table = serde_struct::Table {
+                            name: "Widget",
+                            names: &["spec", "Name", "name", "NAME"],
+                            required: &[],
+                        };
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -259,20 +250,14 @@ pub mod io {
                         size,
                     }
 
-                    impl serde_struct::Empty for WidgetSpec2 {
-                        #[inline]
-                        fn empty() -> Self {
-                            WidgetSpec2 {
-                                size: None,
-                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-                            }
-                        }
-                    }
+                    impl serde_struct::DefaultIsEmpty for WidgetSpec2 {}
 
                     impl<'de> serde_struct::ReadFields<'de> for WidgetSpec2 {
-                        const NAME: &'static str = "WidgetSpec2";
-                        const NAMES: &'static [&'static str] = &["size"];
-                        const REQUIRED: &'static [usize] = &[];
+                        const TABLE: serde_struct::Table = serde_struct::Table {
+                            name: "WidgetSpec2",
+                            names: &["size"],
+                            required: &[],
+                        };
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -382,20 +367,14 @@ pub mod io {
                         other,
                     }
 
-                    impl serde_struct::Empty for Widget2 {
-                        #[inline]
-                        fn empty() -> Self {
-                            Widget2 {
-                                other: None,
-                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-                            }
-                        }
-                    }
+                    impl serde_struct::DefaultIsEmpty for Widget2 {}
 
                     impl<'de> serde_struct::ReadFields<'de> for Widget2 {
-                        const NAME: &'static str = "Widget2";
-                        const NAMES: &'static [&'static str] = &["other"];
-                        const REQUIRED: &'static [usize] = &[];
+                        const TABLE: serde_struct::Table = serde_struct::Table {
+                            name: "Widget2",
+                            names: &["other"],
+                            required: &[],
+                        };
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -506,20 +485,14 @@ pub mod io {
                         replicas,
                     }
 
-                    impl serde_struct::Empty for WidgetSpec {
-                        #[inline]
-                        fn empty() -> Self {
-                            WidgetSpec {
-                                replicas: None,
-                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-                            }
-                        }
-                    }
+                    impl serde_struct::DefaultIsEmpty for WidgetSpec {}
 
                     impl<'de> serde_struct::ReadFields<'de> for WidgetSpec {
-                        const NAME: &'static str = "WidgetSpec";
-                        const NAMES: &'static [&'static str] = &["replicas"];
-                        const REQUIRED: &'static [usize] = &[];
+                        const TABLE: serde_struct::Table = serde_struct::Table {
+                            name: "WidgetSpec",
+                            names: &["replicas"],
+                            required: &[],
+                        };
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -630,20 +603,14 @@ pub mod io {
                         v1,
                     }
 
-                    impl serde_struct::Empty for Widget {
-                        #[inline]
-                        fn empty() -> Self {
-                            Widget {
-                                v1: None,
-                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-                            }
-                        }
-                    }
+                    impl serde_struct::DefaultIsEmpty for Widget {}
 
                     impl<'de> serde_struct::ReadFields<'de> for Widget {
-                        const NAME: &'static str = "Widget";
-                        const NAMES: &'static [&'static str] = &["v1"];
-                        const REQUIRED: &'static [usize] = &[];
+                        const TABLE: serde_struct::Table = serde_struct::Table {
+                            name: "Widget",
+                            names: &["v1"],
+                            required: &[],
+                        };
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(

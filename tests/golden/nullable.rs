@@ -97,21 +97,14 @@ pub mod io {
                         next,
                     }
 
-                    impl serde_struct::Empty for Child {
-                        #[inline]
-                        fn empty() -> Self {
-                            Child {
-                                a: None,
-                                next: None,
-                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-                            }
-                        }
-                    }
+                    impl serde_struct::DefaultIsEmpty for Child {}
 
                     impl<'de> serde_struct::ReadFields<'de> for Child {
-                        const NAME: &'static str = "Child";
-                        const NAMES: &'static [&'static str] = &["a", "next"];
-                        const REQUIRED: &'static [usize] = &[];
+                        const TABLE: serde_struct::Table = serde_struct::Table {
+                            name: "Child",
+                            names: &["a", "next"],
+                            required: &[],
+                        };
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -281,23 +274,22 @@ pub mod io {
                     }
 
                     impl<'de> serde_struct::ReadFields<'de> for Nullables {
-                        const NAME: &'static str = "Nullables";
-                        const NAMES: &'static [&'static str] = &[
-                            "name",
-                            "child",
-                            "note",
-                            "count",
-                            "parent",
-                            "mode",
-                            "tags",
-                            "labels",
-                            "scores",
-                            "plain",
-                        ];
-                        const REQUIRED: &'static [usize] = &[
-                            NullablesField::name as usize,
-                            NullablesField::child as usize,
-                        ];
+                        const TABLE: serde_struct::Table = serde_struct::Table {
+                            name: "Nullables",
+                            names: &[
+                                "name",
+                                "child",
+                                "note",
+                                "count",
+                                "parent",
+                                "mode",
+                                "tags",
+                                "labels",
+                                "scores",
+                                "plain",
+                            ],
+                            required: &[NullablesField::name as usize, NullablesField::child as usize],
+                        };
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -118,9 +118,11 @@ pub mod io {
                     }
 
                     impl<'de> serde_struct::ReadFields<'de> for Weights {
-                        const NAME: &'static str = "Weights";
-                        const NAMES: &'static [&'static str] = &["factor", "ratio", "samples", "limits"];
-                        const REQUIRED: &'static [usize] = &[WeightsField::factor as usize];
+                        const TABLE: serde_struct::Table = serde_struct::Table {
+                            name: "Weights",
+                            names: &["factor", "ratio", "samples", "limits"],
+                            required: &[WeightsField::factor as usize],
+                        };
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(

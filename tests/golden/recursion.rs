@@ -232,20 +232,14 @@ pub mod io {
                         name,
                     }
 
-                    impl serde_struct::Empty for Leaf {
-                        #[inline]
-                        fn empty() -> Self {
-                            Leaf {
-                                name: None,
-                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-                            }
-                        }
-                    }
+                    impl serde_struct::DefaultIsEmpty for Leaf {}
 
                     impl<'de> serde_struct::ReadFields<'de> for Leaf {
-                        const NAME: &'static str = "Leaf";
-                        const NAMES: &'static [&'static str] = &["name"];
-                        const REQUIRED: &'static [usize] = &[];
+                        const TABLE: serde_struct::Table = serde_struct::Table {
+                            name: "Leaf",
+                            names: &["name"],
+                            required: &[],
+                        };
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -363,23 +357,14 @@ pub mod io {
                         value,
                     }
 
-                    impl serde_struct::Empty for Node {
-                        #[inline]
-                        fn empty() -> Self {
-                            Node {
-                                children: None,
-                                next: None,
-                                by_name: None,
-                                value: None,
-                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-                            }
-                        }
-                    }
+                    impl serde_struct::DefaultIsEmpty for Node {}
 
                     impl<'de> serde_struct::ReadFields<'de> for Node {
-                        const NAME: &'static str = "Node";
-                        const NAMES: &'static [&'static str] = &["children", "next", "byName", "value"];
-                        const REQUIRED: &'static [usize] = &[];
+                        const TABLE: serde_struct::Table = serde_struct::Table {
+                            name: "Node",
+                            names: &["children", "next", "byName", "value"],
+                            required: &[],
+                        };
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -554,21 +539,14 @@ pub mod io {
                         leaf,
                     }
 
-                    impl serde_struct::Empty for Odd {
-                        #[inline]
-                        fn empty() -> Self {
-                            Odd {
-                                even: None,
-                                leaf: None,
-                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-                            }
-                        }
-                    }
+                    impl serde_struct::DefaultIsEmpty for Odd {}
 
                     impl<'de> serde_struct::ReadFields<'de> for Odd {
-                        const NAME: &'static str = "Odd";
-                        const NAMES: &'static [&'static str] = &["even", "leaf"];
-                        const REQUIRED: &'static [usize] = &[];
+                        const TABLE: serde_struct::Table = serde_struct::Table {
+                            name: "Odd",
+                            names: &["even", "leaf"],
+                            required: &[],
+                        };
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -702,22 +680,14 @@ pub mod io {
                         properties,
                     }
 
-                    impl serde_struct::Empty for Props {
-                        #[inline]
-                        fn empty() -> Self {
-                            Props {
-                                not: None,
-                                items: None,
-                                properties: None,
-                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-                            }
-                        }
-                    }
+                    impl serde_struct::DefaultIsEmpty for Props {}
 
                     impl<'de> serde_struct::ReadFields<'de> for Props {
-                        const NAME: &'static str = "Props";
-                        const NAMES: &'static [&'static str] = &["not", "items", "properties"];
-                        const REQUIRED: &'static [usize] = &[];
+                        const TABLE: serde_struct::Table = serde_struct::Table {
+                            name: "Props",
+                            names: &["not", "items", "properties"],
+                            required: &[],
+                        };
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(

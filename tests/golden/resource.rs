@@ -174,9 +174,11 @@ pub mod com {
                     }
 
                     impl<'de> serde_struct::ReadFields<'de> for Gadget {
-                        const NAME: &'static str = "Gadget";
-                        const NAMES: &'static [&'static str] = &["apiVersion", "kind", "metadata", "spec"];
-                        const REQUIRED: &'static [usize] = &[GadgetField::spec as usize];
+                        const TABLE: serde_struct::Table = serde_struct::Table {
+                            name: "Gadget",
+                            names: &["apiVersion", "kind", "metadata", "spec"],
+                            required: &[GadgetField::spec as usize],
+                        };
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -473,9 +475,11 @@ pub mod com {
                     }
 
                     impl<'de> serde_struct::ReadFields<'de> for GadgetSpec {
-                        const NAME: &'static str = "GadgetSpec";
-                        const NAMES: &'static [&'static str] = &["size", "color"];
-                        const REQUIRED: &'static [usize] = &[GadgetSpecField::size as usize];
+                        const TABLE: serde_struct::Table = serde_struct::Table {
+                            name: "GadgetSpec",
+                            names: &["size", "color"],
+                            required: &[GadgetSpecField::size as usize],
+                        };
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -631,9 +635,11 @@ pub mod com {
                     }
 
                     impl<'de> serde_struct::ReadFields<'de> for GadgetList {
-                        const NAME: &'static str = "GadgetList";
-                        const NAMES: &'static [&'static str] = &["apiVersion", "items", "kind", "metadata"];
-                        const REQUIRED: &'static [usize] = &[GadgetListField::items as usize];
+                        const TABLE: serde_struct::Table = serde_struct::Table {
+                            name: "GadgetList",
+                            names: &["apiVersion", "items", "kind", "metadata"],
+                            required: &[GadgetListField::items as usize],
+                        };
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -846,9 +852,11 @@ pub mod com {
                     }
 
                     impl<'de> serde_struct::ReadFields<'de> for Gizmo {
-                        const NAME: &'static str = "Gizmo";
-                        const NAMES: &'static [&'static str] = &["apiVersion", "kind", "metadata"];
-                        const REQUIRED: &'static [usize] = &[];
+                        const TABLE: serde_struct::Table = serde_struct::Table {
+                            name: "Gizmo",
+                            names: &["apiVersion", "kind", "metadata"],
+                            required: &[],
+                        };
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -1045,22 +1053,14 @@ pub mod com {
                         dry_run,
                     }
 
-                    impl serde_struct::Empty for Options {
-                        #[inline]
-                        fn empty() -> Self {
-                            Options {
-                                api_version: None,
-                                kind: None,
-                                dry_run: None,
-                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-                            }
-                        }
-                    }
+                    impl serde_struct::DefaultIsEmpty for Options {}
 
                     impl<'de> serde_struct::ReadFields<'de> for Options {
-                        const NAME: &'static str = "Options";
-                        const NAMES: &'static [&'static str] = &["apiVersion", "kind", "dryRun"];
-                        const REQUIRED: &'static [usize] = &[];
+                        const TABLE: serde_struct::Table = serde_struct::Table {
+                            name: "Options",
+                            names: &["apiVersion", "kind", "dryRun"],
+                            required: &[],
+                        };
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(

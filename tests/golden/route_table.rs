@@ -144,9 +144,11 @@ pub mod com {
                     }
 
                     impl<'de> serde_struct::ReadFields<'de> for Widget {
-                        const NAME: &'static str = "Widget";
-                        const NAMES: &'static [&'static str] = &["apiVersion", "kind", "size"];
-                        const REQUIRED: &'static [usize] = &[];
+                        const TABLE: serde_struct::Table = serde_struct::Table {
+                            name: "Widget",
+                            names: &["apiVersion", "kind", "size"],
+                            required: &[],
+                        };
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -601,9 +603,11 @@ pub mod com {
                     }
 
                     impl<'de> serde_struct::ReadFields<'de> for WidgetList {
-                        const NAME: &'static str = "WidgetList";
-                        const NAMES: &'static [&'static str] = &["apiVersion", "items", "kind"];
-                        const REQUIRED: &'static [usize] = &[WidgetListField::items as usize];
+                        const TABLE: serde_struct::Table = serde_struct::Table {
+                            name: "WidgetList",
+                            names: &["apiVersion", "items", "kind"],
+                            required: &[WidgetListField::items as usize],
+                        };
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(

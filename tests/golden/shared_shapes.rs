@@ -169,15 +169,11 @@ pub mod io {
                     }
 
                     impl<'de> serde_struct::ReadFields<'de> for Relay {
-                        const NAME: &'static str = "Relay";
-                        const NAMES: &'static [&'static str] = &[
-                            "spec",
-                            "status",
-                            "metadata",
-                            "apiVersion",
-                            "kind",
-                        ];
-                        const REQUIRED: &'static [usize] = &[];
+                        const TABLE: serde_struct::Table = serde_struct::Table {
+                            name: "Relay",
+                            names: &["spec", "status", "metadata", "apiVersion", "kind"],
+                            required: &[],
+                        };
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -950,24 +946,14 @@ pub mod io {
                         stages,
                     }
 
-                    impl serde_struct::Empty for RelaySpec {
-                        #[inline]
-                        fn empty() -> Self {
-                            RelaySpec {
-                                primary: None,
-                                backup: None,
-                                env: None,
-                                selector: None,
-                                stages: None,
-                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-                            }
-                        }
-                    }
+                    impl serde_struct::DefaultIsEmpty for RelaySpec {}
 
                     impl<'de> serde_struct::ReadFields<'de> for RelaySpec {
-                        const NAME: &'static str = "RelaySpec";
-                        const NAMES: &'static [&'static str] = &["primary", "backup", "env", "selector", "stages"];
-                        const REQUIRED: &'static [usize] = &[];
+                        const TABLE: serde_struct::Table = serde_struct::Table {
+                            name: "RelaySpec",
+                            names: &["primary", "backup", "env", "selector", "stages"],
+                            required: &[],
+                        };
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -1201,9 +1187,11 @@ pub mod io {
                     }
 
                     impl<'de> serde_struct::ReadFields<'de> for RelaySpecBackup {
-                        const NAME: &'static str = "RelaySpecBackup";
-                        const NAMES: &'static [&'static str] = &["host", "port", "protocol"];
-                        const REQUIRED: &'static [usize] = &[RelaySpecBackupField::host as usize];
+                        const TABLE: serde_struct::Table = serde_struct::Table {
+                            name: "RelaySpecBackup",
+                            names: &["host", "port", "protocol"],
+                            required: &[RelaySpecBackupField::host as usize],
+                        };
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -1443,9 +1431,11 @@ pub mod io {
                     }
 
                     impl<'de> serde_struct::ReadFields<'de> for RelaySpecEnv {
-                        const NAME: &'static str = "RelaySpecEnv";
-                        const NAMES: &'static [&'static str] = &["name", "valueFrom"];
-                        const REQUIRED: &'static [usize] = &[RelaySpecEnvField::name as usize];
+                        const TABLE: serde_struct::Table = serde_struct::Table {
+                            name: "RelaySpecEnv",
+                            names: &["name", "valueFrom"],
+                            required: &[RelaySpecEnvField::name as usize],
+                        };
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -1586,21 +1576,14 @@ pub mod io {
                         secret_key_ref,
                     }
 
-                    impl serde_struct::Empty for RelaySpecEnvValueFrom {
-                        #[inline]
-                        fn empty() -> Self {
-                            RelaySpecEnvValueFrom {
-                                config_map_key_ref: None,
-                                secret_key_ref: None,
-                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-                            }
-                        }
-                    }
+                    impl serde_struct::DefaultIsEmpty for RelaySpecEnvValueFrom {}
 
                     impl<'de> serde_struct::ReadFields<'de> for RelaySpecEnvValueFrom {
-                        const NAME: &'static str = "RelaySpecEnvValueFrom";
-                        const NAMES: &'static [&'static str] = &["configMapKeyRef", "secretKeyRef"];
-                        const REQUIRED: &'static [usize] = &[];
+                        const TABLE: serde_struct::Table = serde_struct::Table {
+                            name: "RelaySpecEnvValueFrom",
+                            names: &["configMapKeyRef", "secretKeyRef"],
+                            required: &[],
+                        };
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -1754,9 +1737,11 @@ pub mod io {
                     }
 
                     impl<'de> serde_struct::ReadFields<'de> for ConfigMapKeySelector {
-                        const NAME: &'static str = "ConfigMapKeySelector";
-                        const NAMES: &'static [&'static str] = &["key", "name", "optional"];
-                        const REQUIRED: &'static [usize] = &[ConfigMapKeySelectorField::key as usize];
+                        const TABLE: serde_struct::Table = serde_struct::Table {
+                            name: "ConfigMapKeySelector",
+                            names: &["key", "name", "optional"],
+                            required: &[ConfigMapKeySelectorField::key as usize],
+                        };
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -1927,9 +1912,11 @@ pub mod io {
                     }
 
                     impl<'de> serde_struct::ReadFields<'de> for SecretKeySelector {
-                        const NAME: &'static str = "SecretKeySelector";
-                        const NAMES: &'static [&'static str] = &["key", "name", "optional"];
-                        const REQUIRED: &'static [usize] = &[SecretKeySelectorField::key as usize];
+                        const TABLE: serde_struct::Table = serde_struct::Table {
+                            name: "SecretKeySelector",
+                            names: &["key", "name", "optional"],
+                            required: &[SecretKeySelectorField::key as usize],
+                        };
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -2078,22 +2065,14 @@ pub mod io {
                         env,
                     }
 
-                    impl serde_struct::Empty for RelaySpecStages {
-                        #[inline]
-                        fn empty() -> Self {
-                            RelaySpecStages {
-                                name: None,
-                                target: None,
-                                env: None,
-                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-                            }
-                        }
-                    }
+                    impl serde_struct::DefaultIsEmpty for RelaySpecStages {}
 
                     impl<'de> serde_struct::ReadFields<'de> for RelaySpecStages {
-                        const NAME: &'static str = "RelaySpecStages";
-                        const NAMES: &'static [&'static str] = &["name", "target", "env"];
-                        const REQUIRED: &'static [usize] = &[];
+                        const TABLE: serde_struct::Table = serde_struct::Table {
+                            name: "RelaySpecStages",
+                            names: &["name", "target", "env"],
+                            required: &[],
+                        };
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -2244,20 +2223,14 @@ pub mod io {
                         active,
                     }
 
-                    impl serde_struct::Empty for RelayStatus {
-                        #[inline]
-                        fn empty() -> Self {
-                            RelayStatus {
-                                active: None,
-                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-                            }
-                        }
-                    }
+                    impl serde_struct::DefaultIsEmpty for RelayStatus {}
 
                     impl<'de> serde_struct::ReadFields<'de> for RelayStatus {
-                        const NAME: &'static str = "RelayStatus";
-                        const NAMES: &'static [&'static str] = &["active"];
-                        const REQUIRED: &'static [usize] = &[];
+                        const TABLE: serde_struct::Table = serde_struct::Table {
+                            name: "RelayStatus",
+                            names: &["active"],
+                            required: &[],
+                        };
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -2413,9 +2386,11 @@ pub mod io {
                     }
 
                     impl<'de> serde_struct::ReadFields<'de> for RelayList {
-                        const NAME: &'static str = "RelayList";
-                        const NAMES: &'static [&'static str] = &["apiVersion", "items", "kind", "metadata"];
-                        const REQUIRED: &'static [usize] = &[RelayListField::items as usize];
+                        const TABLE: serde_struct::Table = serde_struct::Table {
+                            name: "RelayList",
+                            names: &["apiVersion", "items", "kind", "metadata"],
+                            required: &[RelayListField::items as usize],
+                        };
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -156,17 +156,11 @@ pub mod io {
                     }
 
                     impl<'de> serde_struct::ReadFields<'de> for Times {
-                        const NAME: &'static str = "Times";
-                        const NAMES: &'static [&'static str] = &[
-                            "created",
-                            "renewed",
-                            "anonymous",
-                            "ratio",
-                            "capacity",
-                            "raw",
-                            "nullableName",
-                        ];
-                        const REQUIRED: &'static [usize] = &[TimesField::created as usize];
+                        const TABLE: serde_struct::Table = serde_struct::Table {
+                            name: "Times",
+                            names: &["created", "renewed", "anonymous", "ratio", "capacity", "raw", "nullableName"],
+                            required: &[TimesField::created as usize],
+                        };
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -130,32 +130,14 @@ pub mod com {
                             heading,
                         }
 
-                        impl serde_struct::Empty for Lease {
-                            #[inline]
-                            fn empty() -> Self {
-                                Lease {
-                                    holder_identity: None,
-                                    script: None,
-                                    fence: None,
-                                    links: None,
-                                    comment: None,
-                                    heading: None,
-                                    unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-                                }
-                            }
-                        }
+                        impl serde_struct::DefaultIsEmpty for Lease {}
 
                         impl<'de> serde_struct::ReadFields<'de> for Lease {
-                            const NAME: &'static str = "Lease";
-                            const NAMES: &'static [&'static str] = &[
-                                "holderIdentity",
-                                "script",
-                                "fence",
-                                "links",
-                                "comment",
-                                "heading",
-                            ];
-                            const REQUIRED: &'static [usize] = &[];
+                            const TABLE: serde_struct::Table = serde_struct::Table {
+                                name: "Lease",
+                                names: &["holderIdentity", "script", "fence", "links", "comment", "heading"],
+                                required: &[],
+                            };
 
                             #[allow(clippy::too_many_lines)]
                             fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -156,9 +156,11 @@ pub mod io {
                     }
 
                     impl<'de> serde_struct::ReadFields<'de> for Gadget {
-                        const NAME: &'static str = "Gadget";
-                        const NAMES: &'static [&'static str] = &["spec", "metadata", "apiVersion", "kind"];
-                        const REQUIRED: &'static [usize] = &[];
+                        const TABLE: serde_struct::Table = serde_struct::Table {
+                            name: "Gadget",
+                            names: &["spec", "metadata", "apiVersion", "kind"],
+                            required: &[],
+                        };
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -941,19 +943,21 @@ pub mod io {
                     }
 
                     impl<'de> serde_struct::ReadFields<'de> for GadgetSpec {
-                        const NAME: &'static str = "GadgetSpec";
-                        const NAMES: &'static [&'static str] = &[
-                            "replicas",
-                            "maxSurge",
-                            "ratio",
-                            "mode",
-                            "name",
-                            "uid",
-                            "legacy",
-                            "tags",
-                            "ports",
-                        ];
-                        const REQUIRED: &'static [usize] = &[GadgetSpecField::replicas as usize];
+                        const TABLE: serde_struct::Table = serde_struct::Table {
+                            name: "GadgetSpec",
+                            names: &[
+                                "replicas",
+                                "maxSurge",
+                                "ratio",
+                                "mode",
+                                "name",
+                                "uid",
+                                "legacy",
+                                "tags",
+                                "ports",
+                            ],
+                            required: &[GadgetSpecField::replicas as usize],
+                        };
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -1203,12 +1207,14 @@ pub mod io {
                     }
 
                     impl<'de> serde_struct::ReadFields<'de> for GadgetSpecPorts {
-                        const NAME: &'static str = "GadgetSpecPorts";
-                        const NAMES: &'static [&'static str] = &["name", "protocol", "port"];
-                        const REQUIRED: &'static [usize] = &[
-                            GadgetSpecPortsField::name as usize,
-                            GadgetSpecPortsField::protocol as usize,
-                        ];
+                        const TABLE: serde_struct::Table = serde_struct::Table {
+                            name: "GadgetSpecPorts",
+                            names: &["name", "protocol", "port"],
+                            required: &[
+                                GadgetSpecPortsField::name as usize,
+                                GadgetSpecPortsField::protocol as usize,
+                            ],
+                        };
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(
@@ -1396,9 +1402,11 @@ pub mod io {
                     }
 
                     impl<'de> serde_struct::ReadFields<'de> for GadgetList {
-                        const NAME: &'static str = "GadgetList";
-                        const NAMES: &'static [&'static str] = &["apiVersion", "items", "kind", "metadata"];
-                        const REQUIRED: &'static [usize] = &[GadgetListField::items as usize];
+                        const TABLE: serde_struct::Table = serde_struct::Table {
+                            name: "GadgetList",
+                            names: &["apiVersion", "items", "kind", "metadata"],
+                            required: &[GadgetListField::items as usize],
+                        };
 
                         #[allow(clippy::too_many_lines)]
                         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -103,6 +103,14 @@ pub const MUTANTS: &[Mutant] = &[
         ],
     },
     Mutant {
+        name: "marker-placeholder-present",
+        breaks: "a kind's placeholder before reading has no apiVersion and kind (an object read without them is written back without them)",
+        file: "codegen/src/emit/serde_impls.rs",
+        find: "    if ty.derive_default && !markers {",
+        replace: "    if ty.derive_default {",
+        tests: &["kubeforge-tests:golden_behaviour"],
+    },
+    Mutant {
         name: "preserved-fields-dropped",
         breaks: "with `--drop-unknown-fields`, keys the schema preserves (`x-kubernetes-preserve-unknown-fields`) are still kept",
         file: "codegen/src/model/schema.rs",

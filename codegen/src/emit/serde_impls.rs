@@ -547,55 +547,63 @@ fn read_fields_impl(
 ) {
     let name = &ty.name;
     let a = type_parameter(ty, "A");
-    // A field is its index in declaration order, in `NAMES`, in the seen bits and in
-    // `REQUIRED` (the first one missing is the error); the text names it by its variant of
-    // the field enum (`XField::name as usize`), never by number, so that adding or removing
-    // a field changes only its own lines.
+    // A field is its index in declaration order, in the table's names, in the seen bits
+    // and in its required list (the first one missing is the error); the text names it by
+    // its variant of the field enum (`XField::name as usize`), never by number, so that
+    // adding or removing a field changes only its own lines.
     let (extra, read) = split_extra(context, fields);
 
     let field_enum = naming::field_enum_name(name);
     let index_of = |field: &Field| format!("{field_enum}::{} as usize", field.rust_name);
     deserialize_and_open_const(code, context, ty);
     field_enum_decl(code, &field_enum, &read);
-    code.open(&format!("impl serde_struct::Empty for {name} {{"));
-    code.line("#[inline]");
-    code.open("fn empty() -> Self {");
-    if fields.is_empty() {
-        code.line(&format!("{name} {{}}"));
+    let markers = fields
+        .iter()
+        .any(|field| matches!(presence(context, field), Presence::Marker(_)));
+    if ty.derive_default && !markers {
+        // Its `Default` is its placeholder: no body of its own.
+        code.line(&format!(
+            "impl serde_struct::DefaultIsEmpty for {name} {{}}"
+        ));
     } else {
-        code.open(&format!("{name} {{"));
-        for (field, empty) in fields.iter().zip(empty) {
-            code.line(&format!("{}: {empty},", field.rust_name));
+        code.open(&format!("impl serde_struct::Empty for {name} {{"));
+        code.line("#[inline]");
+        code.open("fn empty() -> Self {");
+        if fields.is_empty() {
+            code.line(&format!("{name} {{}}"));
+        } else {
+            code.open(&format!("{name} {{"));
+            for (field, empty) in fields.iter().zip(empty) {
+                code.line(&format!("{}: {empty},", field.rust_name));
+            }
+            code.close("}");
         }
         code.close("}");
+        code.close("}");
     }
-    code.close("}");
-    code.close("}");
     code.blank();
 
     code.open(&format!(
         "impl<'de> serde_struct::ReadFields<'de> for {name} {{"
     ));
+    // One constant for the table: each constant is a body rustc checks and evaluates.
+    code.open("const TABLE: serde_struct::Table = serde_struct::Table {");
     code.line_with(|out| {
-        out.push_str("const NAME: &'static str = ");
+        out.push_str("name: ");
         push_str_literal(out, name);
-        out.push(';');
+        out.push(',');
     });
     let json_names: Vec<String> = read.iter().map(|f| str_literal(&f.json_name)).collect();
     let names: Vec<&str> = json_names.iter().map(String::as_str).collect();
-    code.list(
-        "const NAMES: &'static [&'static str] = &[",
-        &names,
-        "]",
-        ";",
-    );
+    code.list("names: &[", &names, "]", ",");
     let required: Vec<String> = read
         .iter()
         .filter(|f| matches!(presence(context, f), Presence::Required))
         .map(|f| index_of(f))
         .collect();
     let required: Vec<&str> = required.iter().map(String::as_str).collect();
-    code.list("const REQUIRED: &'static [usize] = &[", &required, "]", ";");
+    code.list("required: &[", &required, "]", ",");
+    code.close("};");
     code.blank();
     code.line("#[allow(clippy::too_many_lines)]");
     let unused = |used: bool, name: &str| {
@@ -637,7 +645,7 @@ fn read_fields_impl(
     if read.is_empty() {
         code.line(&otherwise);
     } else {
-        // The names as `NAMES` spells them: one list, so a key and its field's name in an
+        // The names as the table spells them: one list, so a key and its field's name in an
         // error are the same text; the field's index in it marks the field seen.
         code.open("match name {");
         for (field, json) in read.iter().zip(&json_names) {

@@ -106,9 +106,11 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for Lease {
-        const NAME: &'static str = "Lease";
-        const NAMES: &'static [&'static str] = &["apiVersion", "kind", "metadata", "spec"];
-        const REQUIRED: &'static [usize] = &[];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "Lease",
+            names: &["apiVersion", "kind", "metadata", "spec"],
+            required: &[],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -85,9 +85,11 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for LeaseList {
-        const NAME: &'static str = "LeaseList";
-        const NAMES: &'static [&'static str] = &["apiVersion", "items", "kind", "metadata"];
-        const REQUIRED: &'static [usize] = &[LeaseListField::items as usize];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "LeaseList",
+            names: &["apiVersion", "items", "kind", "metadata"],
+            required: &[LeaseListField::items as usize],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -94,34 +94,22 @@ const _: () = {
         strategy,
     }
 
-    impl serde_struct::Empty for LeaseSpec {
-        #[inline]
-        fn empty() -> Self {
-            LeaseSpec {
-                acquire_time: None,
-                holder_identity: None,
-                lease_duration_seconds: None,
-                lease_transitions: None,
-                preferred_holder: None,
-                renew_time: None,
-                strategy: None,
-                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-            }
-        }
-    }
+    impl serde_struct::DefaultIsEmpty for LeaseSpec {}
 
     impl<'de> serde_struct::ReadFields<'de> for LeaseSpec {
-        const NAME: &'static str = "LeaseSpec";
-        const NAMES: &'static [&'static str] = &[
-            "acquireTime",
-            "holderIdentity",
-            "leaseDurationSeconds",
-            "leaseTransitions",
-            "preferredHolder",
-            "renewTime",
-            "strategy",
-        ];
-        const REQUIRED: &'static [usize] = &[];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "LeaseSpec",
+            names: &[
+                "acquireTime",
+                "holderIdentity",
+                "leaseDurationSeconds",
+                "leaseTransitions",
+                "preferredHolder",
+                "renewTime",
+                "strategy",
+            ],
+            required: &[],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

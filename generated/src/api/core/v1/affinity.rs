@@ -62,22 +62,14 @@ const _: () = {
         pod_anti_affinity,
     }
 
-    impl serde_struct::Empty for Affinity {
-        #[inline]
-        fn empty() -> Self {
-            Affinity {
-                node_affinity: None,
-                pod_affinity: None,
-                pod_anti_affinity: None,
-                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-            }
-        }
-    }
+    impl serde_struct::DefaultIsEmpty for Affinity {}
 
     impl<'de> serde_struct::ReadFields<'de> for Affinity {
-        const NAME: &'static str = "Affinity";
-        const NAMES: &'static [&'static str] = &["nodeAffinity", "podAffinity", "podAntiAffinity"];
-        const REQUIRED: &'static [usize] = &[];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "Affinity",
+            names: &["nodeAffinity", "podAffinity", "podAntiAffinity"],
+            required: &[],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -68,9 +68,11 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for AppArmorProfile {
-        const NAME: &'static str = "AppArmorProfile";
-        const NAMES: &'static [&'static str] = &["localhostProfile", "type"];
-        const REQUIRED: &'static [usize] = &[AppArmorProfileField::type_ as usize];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "AppArmorProfile",
+            names: &["localhostProfile", "type"],
+            required: &[AppArmorProfileField::type_ as usize],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -76,11 +76,11 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for AWSElasticBlockStoreVolumeSource {
-        const NAME: &'static str = "AWSElasticBlockStoreVolumeSource";
-        const NAMES: &'static [&'static str] = &["fsType", "partition", "readOnly", "volumeID"];
-        const REQUIRED: &'static [usize] = &[
-            AWSElasticBlockStoreVolumeSourceField::volume_id as usize,
-        ];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "AWSElasticBlockStoreVolumeSource",
+            names: &["fsType", "partition", "readOnly", "volumeID"],
+            required: &[AWSElasticBlockStoreVolumeSourceField::volume_id as usize],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

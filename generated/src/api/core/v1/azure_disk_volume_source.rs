@@ -87,19 +87,14 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for AzureDiskVolumeSource {
-        const NAME: &'static str = "AzureDiskVolumeSource";
-        const NAMES: &'static [&'static str] = &[
-            "cachingMode",
-            "diskName",
-            "diskURI",
-            "fsType",
-            "kind",
-            "readOnly",
-        ];
-        const REQUIRED: &'static [usize] = &[
-            AzureDiskVolumeSourceField::disk_name as usize,
-            AzureDiskVolumeSourceField::disk_uri as usize,
-        ];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "AzureDiskVolumeSource",
+            names: &["cachingMode", "diskName", "diskURI", "fsType", "kind", "readOnly"],
+            required: &[
+                AzureDiskVolumeSourceField::disk_name as usize,
+                AzureDiskVolumeSourceField::disk_uri as usize,
+            ],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -69,12 +69,14 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for AzureFileVolumeSource {
-        const NAME: &'static str = "AzureFileVolumeSource";
-        const NAMES: &'static [&'static str] = &["readOnly", "secretName", "shareName"];
-        const REQUIRED: &'static [usize] = &[
-            AzureFileVolumeSourceField::secret_name as usize,
-            AzureFileVolumeSourceField::share_name as usize,
-        ];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "AzureFileVolumeSource",
+            names: &["readOnly", "secretName", "shareName"],
+            required: &[
+                AzureFileVolumeSourceField::secret_name as usize,
+                AzureFileVolumeSourceField::share_name as usize,
+            ],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -53,21 +53,14 @@ const _: () = {
         drop,
     }
 
-    impl serde_struct::Empty for Capabilities {
-        #[inline]
-        fn empty() -> Self {
-            Capabilities {
-                add: None,
-                drop: None,
-                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-            }
-        }
-    }
+    impl serde_struct::DefaultIsEmpty for Capabilities {}
 
     impl<'de> serde_struct::ReadFields<'de> for Capabilities {
-        const NAME: &'static str = "Capabilities";
-        const NAMES: &'static [&'static str] = &["add", "drop"];
-        const REQUIRED: &'static [usize] = &[];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "Capabilities",
+            names: &["add", "drop"],
+            required: &[],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

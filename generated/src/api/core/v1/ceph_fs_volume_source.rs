@@ -88,16 +88,11 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for CephFSVolumeSource {
-        const NAME: &'static str = "CephFSVolumeSource";
-        const NAMES: &'static [&'static str] = &[
-            "monitors",
-            "path",
-            "readOnly",
-            "secretFile",
-            "secretRef",
-            "user",
-        ];
-        const REQUIRED: &'static [usize] = &[CephFSVolumeSourceField::monitors as usize];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "CephFSVolumeSource",
+            names: &["monitors", "path", "readOnly", "secretFile", "secretRef", "user"],
+            required: &[CephFSVolumeSourceField::monitors as usize],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -76,9 +76,11 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for CinderVolumeSource {
-        const NAME: &'static str = "CinderVolumeSource";
-        const NAMES: &'static [&'static str] = &["fsType", "readOnly", "secretRef", "volumeID"];
-        const REQUIRED: &'static [usize] = &[CinderVolumeSourceField::volume_id as usize];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "CinderVolumeSource",
+            names: &["fsType", "readOnly", "secretRef", "volumeID"],
+            required: &[CinderVolumeSourceField::volume_id as usize],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

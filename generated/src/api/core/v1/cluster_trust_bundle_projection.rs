@@ -84,15 +84,11 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for ClusterTrustBundleProjection {
-        const NAME: &'static str = "ClusterTrustBundleProjection";
-        const NAMES: &'static [&'static str] = &[
-            "labelSelector",
-            "name",
-            "optional",
-            "path",
-            "signerName",
-        ];
-        const REQUIRED: &'static [usize] = &[ClusterTrustBundleProjectionField::path as usize];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "ClusterTrustBundleProjection",
+            names: &["labelSelector", "name", "optional", "path", "signerName"],
+            required: &[ClusterTrustBundleProjectionField::path as usize],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -53,21 +53,14 @@ const _: () = {
         optional,
     }
 
-    impl serde_struct::Empty for ConfigMapEnvSource {
-        #[inline]
-        fn empty() -> Self {
-            ConfigMapEnvSource {
-                name: None,
-                optional: None,
-                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-            }
-        }
-    }
+    impl serde_struct::DefaultIsEmpty for ConfigMapEnvSource {}
 
     impl<'de> serde_struct::ReadFields<'de> for ConfigMapEnvSource {
-        const NAME: &'static str = "ConfigMapEnvSource";
-        const NAMES: &'static [&'static str] = &["name", "optional"];
-        const REQUIRED: &'static [usize] = &[];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "ConfigMapEnvSource",
+            names: &["name", "optional"],
+            required: &[],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -70,9 +70,11 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for ConfigMapKeySelector {
-        const NAME: &'static str = "ConfigMapKeySelector";
-        const NAMES: &'static [&'static str] = &["key", "name", "optional"];
-        const REQUIRED: &'static [usize] = &[ConfigMapKeySelectorField::key as usize];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "ConfigMapKeySelector",
+            names: &["key", "name", "optional"],
+            required: &[ConfigMapKeySelectorField::key as usize],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -58,22 +58,14 @@ const _: () = {
         optional,
     }
 
-    impl serde_struct::Empty for ConfigMapProjection {
-        #[inline]
-        fn empty() -> Self {
-            ConfigMapProjection {
-                items: None,
-                name: None,
-                optional: None,
-                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-            }
-        }
-    }
+    impl serde_struct::DefaultIsEmpty for ConfigMapProjection {}
 
     impl<'de> serde_struct::ReadFields<'de> for ConfigMapProjection {
-        const NAME: &'static str = "ConfigMapProjection";
-        const NAMES: &'static [&'static str] = &["items", "name", "optional"];
-        const REQUIRED: &'static [usize] = &[];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "ConfigMapProjection",
+            names: &["items", "name", "optional"],
+            required: &[],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

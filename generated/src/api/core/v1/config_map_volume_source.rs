@@ -63,23 +63,14 @@ const _: () = {
         optional,
     }
 
-    impl serde_struct::Empty for ConfigMapVolumeSource {
-        #[inline]
-        fn empty() -> Self {
-            ConfigMapVolumeSource {
-                default_mode: None,
-                items: None,
-                name: None,
-                optional: None,
-                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-            }
-        }
-    }
+    impl serde_struct::DefaultIsEmpty for ConfigMapVolumeSource {}
 
     impl<'de> serde_struct::ReadFields<'de> for ConfigMapVolumeSource {
-        const NAME: &'static str = "ConfigMapVolumeSource";
-        const NAMES: &'static [&'static str] = &["defaultMode", "items", "name", "optional"];
-        const REQUIRED: &'static [usize] = &[];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "ConfigMapVolumeSource",
+            names: &["defaultMode", "items", "name", "optional"],
+            required: &[],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

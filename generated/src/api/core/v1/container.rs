@@ -222,35 +222,37 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for Container {
-        const NAME: &'static str = "Container";
-        const NAMES: &'static [&'static str] = &[
-            "args",
-            "command",
-            "env",
-            "envFrom",
-            "image",
-            "imagePullPolicy",
-            "lifecycle",
-            "livenessProbe",
-            "name",
-            "ports",
-            "readinessProbe",
-            "resizePolicy",
-            "resources",
-            "restartPolicy",
-            "restartPolicyRules",
-            "securityContext",
-            "startupProbe",
-            "stdin",
-            "stdinOnce",
-            "terminationMessagePath",
-            "terminationMessagePolicy",
-            "tty",
-            "volumeDevices",
-            "volumeMounts",
-            "workingDir",
-        ];
-        const REQUIRED: &'static [usize] = &[ContainerField::name as usize];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "Container",
+            names: &[
+                "args",
+                "command",
+                "env",
+                "envFrom",
+                "image",
+                "imagePullPolicy",
+                "lifecycle",
+                "livenessProbe",
+                "name",
+                "ports",
+                "readinessProbe",
+                "resizePolicy",
+                "resources",
+                "restartPolicy",
+                "restartPolicyRules",
+                "securityContext",
+                "startupProbe",
+                "stdin",
+                "stdinOnce",
+                "terminationMessagePath",
+                "terminationMessagePolicy",
+                "tty",
+                "volumeDevices",
+                "volumeMounts",
+                "workingDir",
+            ],
+            required: &[ContainerField::name as usize],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -63,13 +63,15 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for ContainerExtendedResourceRequest {
-        const NAME: &'static str = "ContainerExtendedResourceRequest";
-        const NAMES: &'static [&'static str] = &["containerName", "requestName", "resourceName"];
-        const REQUIRED: &'static [usize] = &[
-            ContainerExtendedResourceRequestField::container_name as usize,
-            ContainerExtendedResourceRequestField::request_name as usize,
-            ContainerExtendedResourceRequestField::resource_name as usize,
-        ];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "ContainerExtendedResourceRequest",
+            names: &["containerName", "requestName", "resourceName"],
+            required: &[
+                ContainerExtendedResourceRequestField::container_name as usize,
+                ContainerExtendedResourceRequestField::request_name as usize,
+                ContainerExtendedResourceRequestField::resource_name as usize,
+            ],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -82,15 +82,11 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for ContainerPort {
-        const NAME: &'static str = "ContainerPort";
-        const NAMES: &'static [&'static str] = &[
-            "containerPort",
-            "hostIP",
-            "hostPort",
-            "name",
-            "protocol",
-        ];
-        const REQUIRED: &'static [usize] = &[ContainerPortField::container_port as usize];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "ContainerPort",
+            names: &["containerPort", "hostIP", "hostPort", "name", "protocol"],
+            required: &[ContainerPortField::container_port as usize],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -58,12 +58,14 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for ContainerResizePolicy {
-        const NAME: &'static str = "ContainerResizePolicy";
-        const NAMES: &'static [&'static str] = &["resourceName", "restartPolicy"];
-        const REQUIRED: &'static [usize] = &[
-            ContainerResizePolicyField::resource_name as usize,
-            ContainerResizePolicyField::restart_policy as usize,
-        ];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "ContainerResizePolicy",
+            names: &["resourceName", "restartPolicy"],
+            required: &[
+                ContainerResizePolicyField::resource_name as usize,
+                ContainerResizePolicyField::restart_policy as usize,
+            ],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

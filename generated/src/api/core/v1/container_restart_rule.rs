@@ -64,9 +64,11 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for ContainerRestartRule {
-        const NAME: &'static str = "ContainerRestartRule";
-        const NAMES: &'static [&'static str] = &["action", "exitCodes"];
-        const REQUIRED: &'static [usize] = &[ContainerRestartRuleField::action as usize];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "ContainerRestartRule",
+            names: &["action", "exitCodes"],
+            required: &[ContainerRestartRuleField::action as usize],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -64,11 +64,11 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for ContainerRestartRuleOnExitCodes {
-        const NAME: &'static str = "ContainerRestartRuleOnExitCodes";
-        const NAMES: &'static [&'static str] = &["operator", "values"];
-        const REQUIRED: &'static [usize] = &[
-            ContainerRestartRuleOnExitCodesField::operator as usize,
-        ];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "ContainerRestartRuleOnExitCodes",
+            names: &["operator", "values"],
+            required: &[ContainerRestartRuleOnExitCodesField::operator as usize],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

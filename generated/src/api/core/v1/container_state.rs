@@ -58,22 +58,14 @@ const _: () = {
         waiting,
     }
 
-    impl serde_struct::Empty for ContainerState {
-        #[inline]
-        fn empty() -> Self {
-            ContainerState {
-                running: None,
-                terminated: None,
-                waiting: None,
-                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-            }
-        }
-    }
+    impl serde_struct::DefaultIsEmpty for ContainerState {}
 
     impl<'de> serde_struct::ReadFields<'de> for ContainerState {
-        const NAME: &'static str = "ContainerState";
-        const NAMES: &'static [&'static str] = &["running", "terminated", "waiting"];
-        const REQUIRED: &'static [usize] = &[];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "ContainerState",
+            names: &["running", "terminated", "waiting"],
+            required: &[],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

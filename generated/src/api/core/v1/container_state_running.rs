@@ -48,20 +48,14 @@ const _: () = {
         started_at,
     }
 
-    impl serde_struct::Empty for ContainerStateRunning {
-        #[inline]
-        fn empty() -> Self {
-            ContainerStateRunning {
-                started_at: None,
-                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-            }
-        }
-    }
+    impl serde_struct::DefaultIsEmpty for ContainerStateRunning {}
 
     impl<'de> serde_struct::ReadFields<'de> for ContainerStateRunning {
-        const NAME: &'static str = "ContainerStateRunning";
-        const NAMES: &'static [&'static str] = &["startedAt"];
-        const REQUIRED: &'static [usize] = &[];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "ContainerStateRunning",
+            names: &["startedAt"],
+            required: &[],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -94,17 +94,19 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for ContainerStateTerminated {
-        const NAME: &'static str = "ContainerStateTerminated";
-        const NAMES: &'static [&'static str] = &[
-            "containerID",
-            "exitCode",
-            "finishedAt",
-            "message",
-            "reason",
-            "signal",
-            "startedAt",
-        ];
-        const REQUIRED: &'static [usize] = &[ContainerStateTerminatedField::exit_code as usize];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "ContainerStateTerminated",
+            names: &[
+                "containerID",
+                "exitCode",
+                "finishedAt",
+                "message",
+                "reason",
+                "signal",
+                "startedAt",
+            ],
+            required: &[ContainerStateTerminatedField::exit_code as usize],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

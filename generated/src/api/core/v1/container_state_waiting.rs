@@ -53,21 +53,14 @@ const _: () = {
         reason,
     }
 
-    impl serde_struct::Empty for ContainerStateWaiting {
-        #[inline]
-        fn empty() -> Self {
-            ContainerStateWaiting {
-                message: None,
-                reason: None,
-                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-            }
-        }
-    }
+    impl serde_struct::DefaultIsEmpty for ContainerStateWaiting {}
 
     impl<'de> serde_struct::ReadFields<'de> for ContainerStateWaiting {
-        const NAME: &'static str = "ContainerStateWaiting";
-        const NAMES: &'static [&'static str] = &["message", "reason"];
-        const REQUIRED: &'static [usize] = &[];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "ContainerStateWaiting",
+            names: &["message", "reason"],
+            required: &[],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

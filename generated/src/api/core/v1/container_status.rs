@@ -151,31 +151,33 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for ContainerStatus {
-        const NAME: &'static str = "ContainerStatus";
-        const NAMES: &'static [&'static str] = &[
-            "allocatedResources",
-            "allocatedResourcesStatus",
-            "containerID",
-            "image",
-            "imageID",
-            "lastState",
-            "name",
-            "ready",
-            "resources",
-            "restartCount",
-            "started",
-            "state",
-            "stopSignal",
-            "user",
-            "volumeMounts",
-        ];
-        const REQUIRED: &'static [usize] = &[
-            ContainerStatusField::image as usize,
-            ContainerStatusField::image_id as usize,
-            ContainerStatusField::name as usize,
-            ContainerStatusField::ready as usize,
-            ContainerStatusField::restart_count as usize,
-        ];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "ContainerStatus",
+            names: &[
+                "allocatedResources",
+                "allocatedResourcesStatus",
+                "containerID",
+                "image",
+                "imageID",
+                "lastState",
+                "name",
+                "ready",
+                "resources",
+                "restartCount",
+                "started",
+                "state",
+                "stopSignal",
+                "user",
+                "volumeMounts",
+            ],
+            required: &[
+                ContainerStatusField::image as usize,
+                ContainerStatusField::image_id as usize,
+                ContainerStatusField::name as usize,
+                ContainerStatusField::ready as usize,
+                ContainerStatusField::restart_count as usize,
+            ],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -48,20 +48,14 @@ const _: () = {
         linux,
     }
 
-    impl serde_struct::Empty for ContainerUser {
-        #[inline]
-        fn empty() -> Self {
-            ContainerUser {
-                linux: None,
-                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-            }
-        }
-    }
+    impl serde_struct::DefaultIsEmpty for ContainerUser {}
 
     impl<'de> serde_struct::ReadFields<'de> for ContainerUser {
-        const NAME: &'static str = "ContainerUser";
-        const NAMES: &'static [&'static str] = &["linux"];
-        const REQUIRED: &'static [usize] = &[];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "ContainerUser",
+            names: &["linux"],
+            required: &[],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -90,15 +90,11 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for CSIVolumeSource {
-        const NAME: &'static str = "CSIVolumeSource";
-        const NAMES: &'static [&'static str] = &[
-            "driver",
-            "fsType",
-            "nodePublishSecretRef",
-            "readOnly",
-            "volumeAttributes",
-        ];
-        const REQUIRED: &'static [usize] = &[CSIVolumeSourceField::driver as usize];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "CSIVolumeSource",
+            names: &["driver", "fsType", "nodePublishSecretRef", "readOnly", "volumeAttributes"],
+            required: &[CSIVolumeSourceField::driver as usize],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

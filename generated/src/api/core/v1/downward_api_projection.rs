@@ -48,20 +48,14 @@ const _: () = {
         items,
     }
 
-    impl serde_struct::Empty for DownwardAPIProjection {
-        #[inline]
-        fn empty() -> Self {
-            DownwardAPIProjection {
-                items: None,
-                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-            }
-        }
-    }
+    impl serde_struct::DefaultIsEmpty for DownwardAPIProjection {}
 
     impl<'de> serde_struct::ReadFields<'de> for DownwardAPIProjection {
-        const NAME: &'static str = "DownwardAPIProjection";
-        const NAMES: &'static [&'static str] = &["items"];
-        const REQUIRED: &'static [usize] = &[];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "DownwardAPIProjection",
+            names: &["items"],
+            required: &[],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

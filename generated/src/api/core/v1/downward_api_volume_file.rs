@@ -80,9 +80,11 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for DownwardAPIVolumeFile {
-        const NAME: &'static str = "DownwardAPIVolumeFile";
-        const NAMES: &'static [&'static str] = &["fieldRef", "mode", "path", "resourceFieldRef"];
-        const REQUIRED: &'static [usize] = &[DownwardAPIVolumeFileField::path as usize];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "DownwardAPIVolumeFile",
+            names: &["fieldRef", "mode", "path", "resourceFieldRef"],
+            required: &[DownwardAPIVolumeFileField::path as usize],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -53,21 +53,14 @@ const _: () = {
         items,
     }
 
-    impl serde_struct::Empty for DownwardAPIVolumeSource {
-        #[inline]
-        fn empty() -> Self {
-            DownwardAPIVolumeSource {
-                default_mode: None,
-                items: None,
-                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-            }
-        }
-    }
+    impl serde_struct::DefaultIsEmpty for DownwardAPIVolumeSource {}
 
     impl<'de> serde_struct::ReadFields<'de> for DownwardAPIVolumeSource {
-        const NAME: &'static str = "DownwardAPIVolumeSource";
-        const NAMES: &'static [&'static str] = &["defaultMode", "items"];
-        const REQUIRED: &'static [usize] = &[];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "DownwardAPIVolumeSource",
+            names: &["defaultMode", "items"],
+            required: &[],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -53,21 +53,14 @@ const _: () = {
         size_limit,
     }
 
-    impl serde_struct::Empty for EmptyDirVolumeSource {
-        #[inline]
-        fn empty() -> Self {
-            EmptyDirVolumeSource {
-                medium: None,
-                size_limit: None,
-                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-            }
-        }
-    }
+    impl serde_struct::DefaultIsEmpty for EmptyDirVolumeSource {}
 
     impl<'de> serde_struct::ReadFields<'de> for EmptyDirVolumeSource {
-        const NAME: &'static str = "EmptyDirVolumeSource";
-        const NAMES: &'static [&'static str] = &["medium", "sizeLimit"];
-        const REQUIRED: &'static [usize] = &[];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "EmptyDirVolumeSource",
+            names: &["medium", "sizeLimit"],
+            required: &[],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

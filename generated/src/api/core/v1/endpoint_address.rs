@@ -76,9 +76,11 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for EndpointAddress {
-        const NAME: &'static str = "EndpointAddress";
-        const NAMES: &'static [&'static str] = &["hostname", "ip", "nodeName", "targetRef"];
-        const REQUIRED: &'static [usize] = &[EndpointAddressField::ip as usize];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "EndpointAddress",
+            names: &["hostname", "ip", "nodeName", "targetRef"],
+            required: &[EndpointAddressField::ip as usize],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

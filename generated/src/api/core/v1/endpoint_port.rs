@@ -76,9 +76,11 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for EndpointPort {
-        const NAME: &'static str = "EndpointPort";
-        const NAMES: &'static [&'static str] = &["appProtocol", "name", "port", "protocol"];
-        const REQUIRED: &'static [usize] = &[EndpointPortField::port as usize];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "EndpointPort",
+            names: &["appProtocol", "name", "port", "protocol"],
+            required: &[EndpointPortField::port as usize],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

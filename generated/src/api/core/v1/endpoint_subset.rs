@@ -62,22 +62,14 @@ const _: () = {
         ports,
     }
 
-    impl serde_struct::Empty for EndpointSubset {
-        #[inline]
-        fn empty() -> Self {
-            EndpointSubset {
-                addresses: None,
-                not_ready_addresses: None,
-                ports: None,
-                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-            }
-        }
-    }
+    impl serde_struct::DefaultIsEmpty for EndpointSubset {}
 
     impl<'de> serde_struct::ReadFields<'de> for EndpointSubset {
-        const NAME: &'static str = "EndpointSubset";
-        const NAMES: &'static [&'static str] = &["addresses", "notReadyAddresses", "ports"];
-        const REQUIRED: &'static [usize] = &[];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "EndpointSubset",
+            names: &["addresses", "notReadyAddresses", "ports"],
+            required: &[],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -106,9 +106,11 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for Endpoints {
-        const NAME: &'static str = "Endpoints";
-        const NAMES: &'static [&'static str] = &["apiVersion", "kind", "metadata", "subsets"];
-        const REQUIRED: &'static [usize] = &[];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "Endpoints",
+            names: &["apiVersion", "kind", "metadata", "subsets"],
+            required: &[],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -85,9 +85,11 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for EndpointsList {
-        const NAME: &'static str = "EndpointsList";
-        const NAMES: &'static [&'static str] = &["apiVersion", "items", "kind", "metadata"];
-        const REQUIRED: &'static [usize] = &[EndpointsListField::items as usize];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "EndpointsList",
+            names: &["apiVersion", "items", "kind", "metadata"],
+            required: &[EndpointsListField::items as usize],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

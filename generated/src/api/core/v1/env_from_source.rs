@@ -58,22 +58,14 @@ const _: () = {
         secret_ref,
     }
 
-    impl serde_struct::Empty for EnvFromSource {
-        #[inline]
-        fn empty() -> Self {
-            EnvFromSource {
-                config_map_ref: None,
-                prefix: None,
-                secret_ref: None,
-                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-            }
-        }
-    }
+    impl serde_struct::DefaultIsEmpty for EnvFromSource {}
 
     impl<'de> serde_struct::ReadFields<'de> for EnvFromSource {
-        const NAME: &'static str = "EnvFromSource";
-        const NAMES: &'static [&'static str] = &["configMapRef", "prefix", "secretRef"];
-        const REQUIRED: &'static [usize] = &[];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "EnvFromSource",
+            names: &["configMapRef", "prefix", "secretRef"],
+            required: &[],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -70,9 +70,11 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for EnvVar {
-        const NAME: &'static str = "EnvVar";
-        const NAMES: &'static [&'static str] = &["name", "value", "valueFrom"];
-        const REQUIRED: &'static [usize] = &[EnvVarField::name as usize];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "EnvVar",
+            names: &["name", "value", "valueFrom"],
+            required: &[EnvVarField::name as usize],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -76,30 +76,20 @@ const _: () = {
         secret_key_ref,
     }
 
-    impl serde_struct::Empty for EnvVarSource {
-        #[inline]
-        fn empty() -> Self {
-            EnvVarSource {
-                config_map_key_ref: None,
-                field_ref: None,
-                file_key_ref: None,
-                resource_field_ref: None,
-                secret_key_ref: None,
-                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-            }
-        }
-    }
+    impl serde_struct::DefaultIsEmpty for EnvVarSource {}
 
     impl<'de> serde_struct::ReadFields<'de> for EnvVarSource {
-        const NAME: &'static str = "EnvVarSource";
-        const NAMES: &'static [&'static str] = &[
-            "configMapKeyRef",
-            "fieldRef",
-            "fileKeyRef",
-            "resourceFieldRef",
-            "secretKeyRef",
-        ];
-        const REQUIRED: &'static [usize] = &[];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "EnvVarSource",
+            names: &[
+                "configMapKeyRef",
+                "fieldRef",
+                "fileKeyRef",
+                "resourceFieldRef",
+                "secretKeyRef",
+            ],
+            required: &[],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -232,36 +232,38 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for EphemeralContainer {
-        const NAME: &'static str = "EphemeralContainer";
-        const NAMES: &'static [&'static str] = &[
-            "args",
-            "command",
-            "env",
-            "envFrom",
-            "image",
-            "imagePullPolicy",
-            "lifecycle",
-            "livenessProbe",
-            "name",
-            "ports",
-            "readinessProbe",
-            "resizePolicy",
-            "resources",
-            "restartPolicy",
-            "restartPolicyRules",
-            "securityContext",
-            "startupProbe",
-            "stdin",
-            "stdinOnce",
-            "targetContainerName",
-            "terminationMessagePath",
-            "terminationMessagePolicy",
-            "tty",
-            "volumeDevices",
-            "volumeMounts",
-            "workingDir",
-        ];
-        const REQUIRED: &'static [usize] = &[EphemeralContainerField::name as usize];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "EphemeralContainer",
+            names: &[
+                "args",
+                "command",
+                "env",
+                "envFrom",
+                "image",
+                "imagePullPolicy",
+                "lifecycle",
+                "livenessProbe",
+                "name",
+                "ports",
+                "readinessProbe",
+                "resizePolicy",
+                "resources",
+                "restartPolicy",
+                "restartPolicyRules",
+                "securityContext",
+                "startupProbe",
+                "stdin",
+                "stdinOnce",
+                "targetContainerName",
+                "terminationMessagePath",
+                "terminationMessagePolicy",
+                "tty",
+                "volumeDevices",
+                "volumeMounts",
+                "workingDir",
+            ],
+            required: &[EphemeralContainerField::name as usize],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -54,20 +54,14 @@ const _: () = {
         volume_claim_template,
     }
 
-    impl serde_struct::Empty for EphemeralVolumeSource {
-        #[inline]
-        fn empty() -> Self {
-            EphemeralVolumeSource {
-                volume_claim_template: None,
-                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-            }
-        }
-    }
+    impl serde_struct::DefaultIsEmpty for EphemeralVolumeSource {}
 
     impl<'de> serde_struct::ReadFields<'de> for EphemeralVolumeSource {
-        const NAME: &'static str = "EphemeralVolumeSource";
-        const NAMES: &'static [&'static str] = &["volumeClaimTemplate"];
-        const REQUIRED: &'static [usize] = &[];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "EphemeralVolumeSource",
+            names: &["volumeClaimTemplate"],
+            required: &[],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

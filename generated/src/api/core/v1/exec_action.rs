@@ -48,20 +48,14 @@ const _: () = {
         command,
     }
 
-    impl serde_struct::Empty for ExecAction {
-        #[inline]
-        fn empty() -> Self {
-            ExecAction {
-                command: None,
-                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-            }
-        }
-    }
+    impl serde_struct::DefaultIsEmpty for ExecAction {}
 
     impl<'de> serde_struct::ReadFields<'de> for ExecAction {
-        const NAME: &'static str = "ExecAction";
-        const NAMES: &'static [&'static str] = &["command"];
-        const REQUIRED: &'static [usize] = &[];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "ExecAction",
+            names: &["command"],
+            required: &[],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -68,30 +68,14 @@ const _: () = {
         wwids,
     }
 
-    impl serde_struct::Empty for FCVolumeSource {
-        #[inline]
-        fn empty() -> Self {
-            FCVolumeSource {
-                fs_type: None,
-                lun: None,
-                read_only: None,
-                target_wwns: None,
-                wwids: None,
-                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-            }
-        }
-    }
+    impl serde_struct::DefaultIsEmpty for FCVolumeSource {}
 
     impl<'de> serde_struct::ReadFields<'de> for FCVolumeSource {
-        const NAME: &'static str = "FCVolumeSource";
-        const NAMES: &'static [&'static str] = &[
-            "fsType",
-            "lun",
-            "readOnly",
-            "targetWWNs",
-            "wwids",
-        ];
-        const REQUIRED: &'static [usize] = &[];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "FCVolumeSource",
+            names: &["fsType", "lun", "readOnly", "targetWWNs", "wwids"],
+            required: &[],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

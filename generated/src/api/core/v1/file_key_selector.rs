@@ -74,13 +74,15 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for FileKeySelector {
-        const NAME: &'static str = "FileKeySelector";
-        const NAMES: &'static [&'static str] = &["key", "optional", "path", "volumeName"];
-        const REQUIRED: &'static [usize] = &[
-            FileKeySelectorField::key as usize,
-            FileKeySelectorField::path as usize,
-            FileKeySelectorField::volume_name as usize,
-        ];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "FileKeySelector",
+            names: &["key", "optional", "path", "volumeName"],
+            required: &[
+                FileKeySelectorField::key as usize,
+                FileKeySelectorField::path as usize,
+                FileKeySelectorField::volume_name as usize,
+            ],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -82,15 +82,11 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for FlexVolumeSource {
-        const NAME: &'static str = "FlexVolumeSource";
-        const NAMES: &'static [&'static str] = &[
-            "driver",
-            "fsType",
-            "options",
-            "readOnly",
-            "secretRef",
-        ];
-        const REQUIRED: &'static [usize] = &[FlexVolumeSourceField::driver as usize];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "FlexVolumeSource",
+            names: &["driver", "fsType", "options", "readOnly", "secretRef"],
+            required: &[FlexVolumeSourceField::driver as usize],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

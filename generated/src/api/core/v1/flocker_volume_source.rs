@@ -53,21 +53,14 @@ const _: () = {
         dataset_uuid,
     }
 
-    impl serde_struct::Empty for FlockerVolumeSource {
-        #[inline]
-        fn empty() -> Self {
-            FlockerVolumeSource {
-                dataset_name: None,
-                dataset_uuid: None,
-                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-            }
-        }
-    }
+    impl serde_struct::DefaultIsEmpty for FlockerVolumeSource {}
 
     impl<'de> serde_struct::ReadFields<'de> for FlockerVolumeSource {
-        const NAME: &'static str = "FlockerVolumeSource";
-        const NAMES: &'static [&'static str] = &["datasetName", "datasetUUID"];
-        const REQUIRED: &'static [usize] = &[];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "FlockerVolumeSource",
+            names: &["datasetName", "datasetUUID"],
+            required: &[],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

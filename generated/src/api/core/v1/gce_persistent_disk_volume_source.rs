@@ -76,9 +76,11 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for GCEPersistentDiskVolumeSource {
-        const NAME: &'static str = "GCEPersistentDiskVolumeSource";
-        const NAMES: &'static [&'static str] = &["fsType", "partition", "pdName", "readOnly"];
-        const REQUIRED: &'static [usize] = &[GCEPersistentDiskVolumeSourceField::pd_name as usize];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "GCEPersistentDiskVolumeSource",
+            names: &["fsType", "partition", "pdName", "readOnly"],
+            required: &[GCEPersistentDiskVolumeSourceField::pd_name as usize],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

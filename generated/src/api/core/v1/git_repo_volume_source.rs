@@ -70,9 +70,11 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for GitRepoVolumeSource {
-        const NAME: &'static str = "GitRepoVolumeSource";
-        const NAMES: &'static [&'static str] = &["directory", "repository", "revision"];
-        const REQUIRED: &'static [usize] = &[GitRepoVolumeSourceField::repository as usize];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "GitRepoVolumeSource",
+            names: &["directory", "repository", "revision"],
+            required: &[GitRepoVolumeSourceField::repository as usize],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -69,12 +69,14 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for GlusterfsVolumeSource {
-        const NAME: &'static str = "GlusterfsVolumeSource";
-        const NAMES: &'static [&'static str] = &["endpoints", "path", "readOnly"];
-        const REQUIRED: &'static [usize] = &[
-            GlusterfsVolumeSourceField::endpoints as usize,
-            GlusterfsVolumeSourceField::path as usize,
-        ];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "GlusterfsVolumeSource",
+            names: &["endpoints", "path", "readOnly"],
+            required: &[
+                GlusterfsVolumeSourceField::endpoints as usize,
+                GlusterfsVolumeSourceField::path as usize,
+            ],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

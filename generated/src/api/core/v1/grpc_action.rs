@@ -64,9 +64,11 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for GRPCAction {
-        const NAME: &'static str = "GRPCAction";
-        const NAMES: &'static [&'static str] = &["port", "service"];
-        const REQUIRED: &'static [usize] = &[GRPCActionField::port as usize];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "GRPCAction",
+            names: &["port", "service"],
+            required: &[GRPCActionField::port as usize],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

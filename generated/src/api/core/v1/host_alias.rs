@@ -64,9 +64,11 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for HostAlias {
-        const NAME: &'static str = "HostAlias";
-        const NAMES: &'static [&'static str] = &["hostnames", "ip"];
-        const REQUIRED: &'static [usize] = &[HostAliasField::ip as usize];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "HostAlias",
+            names: &["hostnames", "ip"],
+            required: &[HostAliasField::ip as usize],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -53,9 +53,11 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for HostIP {
-        const NAME: &'static str = "HostIP";
-        const NAMES: &'static [&'static str] = &["ip"];
-        const REQUIRED: &'static [usize] = &[HostIPField::ip as usize];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "HostIP",
+            names: &["ip"],
+            required: &[HostIPField::ip as usize],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -64,9 +64,11 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for HostPathVolumeSource {
-        const NAME: &'static str = "HostPathVolumeSource";
-        const NAMES: &'static [&'static str] = &["path", "type"];
-        const REQUIRED: &'static [usize] = &[HostPathVolumeSourceField::path as usize];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "HostPathVolumeSource",
+            names: &["path", "type"],
+            required: &[HostPathVolumeSourceField::path as usize],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -82,9 +82,11 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for HTTPGetAction {
-        const NAME: &'static str = "HTTPGetAction";
-        const NAMES: &'static [&'static str] = &["host", "httpHeaders", "path", "port", "scheme"];
-        const REQUIRED: &'static [usize] = &[HTTPGetActionField::port as usize];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "HTTPGetAction",
+            names: &["host", "httpHeaders", "path", "port", "scheme"],
+            required: &[HTTPGetActionField::port as usize],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

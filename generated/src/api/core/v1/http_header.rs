@@ -58,12 +58,11 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for HTTPHeader {
-        const NAME: &'static str = "HTTPHeader";
-        const NAMES: &'static [&'static str] = &["name", "value"];
-        const REQUIRED: &'static [usize] = &[
-            HTTPHeaderField::name as usize,
-            HTTPHeaderField::value as usize,
-        ];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "HTTPHeader",
+            names: &["name", "value"],
+            required: &[HTTPHeaderField::name as usize, HTTPHeaderField::value as usize],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

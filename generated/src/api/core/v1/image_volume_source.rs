@@ -53,21 +53,14 @@ const _: () = {
         reference,
     }
 
-    impl serde_struct::Empty for ImageVolumeSource {
-        #[inline]
-        fn empty() -> Self {
-            ImageVolumeSource {
-                pull_policy: None,
-                reference: None,
-                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-            }
-        }
-    }
+    impl serde_struct::DefaultIsEmpty for ImageVolumeSource {}
 
     impl<'de> serde_struct::ReadFields<'de> for ImageVolumeSource {
-        const NAME: &'static str = "ImageVolumeSource";
-        const NAMES: &'static [&'static str] = &["pullPolicy", "reference"];
-        const REQUIRED: &'static [usize] = &[];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "ImageVolumeSource",
+            names: &["pullPolicy", "reference"],
+            required: &[],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

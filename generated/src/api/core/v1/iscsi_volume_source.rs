@@ -124,25 +124,27 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for ISCSIVolumeSource {
-        const NAME: &'static str = "ISCSIVolumeSource";
-        const NAMES: &'static [&'static str] = &[
-            "chapAuthDiscovery",
-            "chapAuthSession",
-            "fsType",
-            "initiatorName",
-            "iqn",
-            "iscsiInterface",
-            "lun",
-            "portals",
-            "readOnly",
-            "secretRef",
-            "targetPortal",
-        ];
-        const REQUIRED: &'static [usize] = &[
-            ISCSIVolumeSourceField::iqn as usize,
-            ISCSIVolumeSourceField::lun as usize,
-            ISCSIVolumeSourceField::target_portal as usize,
-        ];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "ISCSIVolumeSource",
+            names: &[
+                "chapAuthDiscovery",
+                "chapAuthSession",
+                "fsType",
+                "initiatorName",
+                "iqn",
+                "iscsiInterface",
+                "lun",
+                "portals",
+                "readOnly",
+                "secretRef",
+                "targetPortal",
+            ],
+            required: &[
+                ISCSIVolumeSourceField::iqn as usize,
+                ISCSIVolumeSourceField::lun as usize,
+                ISCSIVolumeSourceField::target_portal as usize,
+            ],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

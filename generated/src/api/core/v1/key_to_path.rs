@@ -69,12 +69,11 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for KeyToPath {
-        const NAME: &'static str = "KeyToPath";
-        const NAMES: &'static [&'static str] = &["key", "mode", "path"];
-        const REQUIRED: &'static [usize] = &[
-            KeyToPathField::key as usize,
-            KeyToPathField::path as usize,
-        ];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "KeyToPath",
+            names: &["key", "mode", "path"],
+            required: &[KeyToPathField::key as usize, KeyToPathField::path as usize],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -58,22 +58,14 @@ const _: () = {
         stop_signal,
     }
 
-    impl serde_struct::Empty for Lifecycle {
-        #[inline]
-        fn empty() -> Self {
-            Lifecycle {
-                post_start: None,
-                pre_stop: None,
-                stop_signal: None,
-                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-            }
-        }
-    }
+    impl serde_struct::DefaultIsEmpty for Lifecycle {}
 
     impl<'de> serde_struct::ReadFields<'de> for Lifecycle {
-        const NAME: &'static str = "Lifecycle";
-        const NAMES: &'static [&'static str] = &["postStart", "preStop", "stopSignal"];
-        const REQUIRED: &'static [usize] = &[];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "Lifecycle",
+            names: &["postStart", "preStop", "stopSignal"],
+            required: &[],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -63,23 +63,14 @@ const _: () = {
         tcp_socket,
     }
 
-    impl serde_struct::Empty for LifecycleHandler {
-        #[inline]
-        fn empty() -> Self {
-            LifecycleHandler {
-                exec: None,
-                http_get: None,
-                sleep: None,
-                tcp_socket: None,
-                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-            }
-        }
-    }
+    impl serde_struct::DefaultIsEmpty for LifecycleHandler {}
 
     impl<'de> serde_struct::ReadFields<'de> for LifecycleHandler {
-        const NAME: &'static str = "LifecycleHandler";
-        const NAMES: &'static [&'static str] = &["exec", "httpGet", "sleep", "tcpSocket"];
-        const REQUIRED: &'static [usize] = &[];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "LifecycleHandler",
+            names: &["exec", "httpGet", "sleep", "tcpSocket"],
+            required: &[],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

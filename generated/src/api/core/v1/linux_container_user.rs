@@ -73,12 +73,14 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for LinuxContainerUser {
-        const NAME: &'static str = "LinuxContainerUser";
-        const NAMES: &'static [&'static str] = &["gid", "supplementalGroups", "uid"];
-        const REQUIRED: &'static [usize] = &[
-            LinuxContainerUserField::gid as usize,
-            LinuxContainerUserField::uid as usize,
-        ];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "LinuxContainerUser",
+            names: &["gid", "supplementalGroups", "uid"],
+            required: &[
+                LinuxContainerUserField::gid as usize,
+                LinuxContainerUserField::uid as usize,
+            ],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

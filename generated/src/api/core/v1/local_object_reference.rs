@@ -48,20 +48,14 @@ const _: () = {
         name,
     }
 
-    impl serde_struct::Empty for LocalObjectReference {
-        #[inline]
-        fn empty() -> Self {
-            LocalObjectReference {
-                name: None,
-                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-            }
-        }
-    }
+    impl serde_struct::DefaultIsEmpty for LocalObjectReference {}
 
     impl<'de> serde_struct::ReadFields<'de> for LocalObjectReference {
-        const NAME: &'static str = "LocalObjectReference";
-        const NAMES: &'static [&'static str] = &["name"];
-        const REQUIRED: &'static [usize] = &[];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "LocalObjectReference",
+            names: &["name"],
+            required: &[],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -69,12 +69,11 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for NFSVolumeSource {
-        const NAME: &'static str = "NFSVolumeSource";
-        const NAMES: &'static [&'static str] = &["path", "readOnly", "server"];
-        const REQUIRED: &'static [usize] = &[
-            NFSVolumeSourceField::path as usize,
-            NFSVolumeSourceField::server as usize,
-        ];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "NFSVolumeSource",
+            names: &["path", "readOnly", "server"],
+            required: &[NFSVolumeSourceField::path as usize, NFSVolumeSourceField::server as usize],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

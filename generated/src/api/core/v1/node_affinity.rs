@@ -65,24 +65,17 @@ const _: () = {
         required_during_scheduling_ignored_during_execution,
     }
 
-    impl serde_struct::Empty for NodeAffinity {
-        #[inline]
-        fn empty() -> Self {
-            NodeAffinity {
-                preferred_during_scheduling_ignored_during_execution: None,
-                required_during_scheduling_ignored_during_execution: None,
-                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-            }
-        }
-    }
+    impl serde_struct::DefaultIsEmpty for NodeAffinity {}
 
     impl<'de> serde_struct::ReadFields<'de> for NodeAffinity {
-        const NAME: &'static str = "NodeAffinity";
-        const NAMES: &'static [&'static str] = &[
-            "preferredDuringSchedulingIgnoredDuringExecution",
-            "requiredDuringSchedulingIgnoredDuringExecution",
-        ];
-        const REQUIRED: &'static [usize] = &[];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "NodeAffinity",
+            names: &[
+                "preferredDuringSchedulingIgnoredDuringExecution",
+                "requiredDuringSchedulingIgnoredDuringExecution",
+            ],
+            required: &[],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

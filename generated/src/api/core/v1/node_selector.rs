@@ -53,9 +53,11 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for NodeSelector {
-        const NAME: &'static str = "NodeSelector";
-        const NAMES: &'static [&'static str] = &["nodeSelectorTerms"];
-        const REQUIRED: &'static [usize] = &[NodeSelectorField::node_selector_terms as usize];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "NodeSelector",
+            names: &["nodeSelectorTerms"],
+            required: &[NodeSelectorField::node_selector_terms as usize],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -69,12 +69,14 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for NodeSelectorRequirement {
-        const NAME: &'static str = "NodeSelectorRequirement";
-        const NAMES: &'static [&'static str] = &["key", "operator", "values"];
-        const REQUIRED: &'static [usize] = &[
-            NodeSelectorRequirementField::key as usize,
-            NodeSelectorRequirementField::operator as usize,
-        ];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "NodeSelectorRequirement",
+            names: &["key", "operator", "values"],
+            required: &[
+                NodeSelectorRequirementField::key as usize,
+                NodeSelectorRequirementField::operator as usize,
+            ],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

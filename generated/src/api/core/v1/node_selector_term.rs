@@ -57,21 +57,14 @@ const _: () = {
         match_fields,
     }
 
-    impl serde_struct::Empty for NodeSelectorTerm {
-        #[inline]
-        fn empty() -> Self {
-            NodeSelectorTerm {
-                match_expressions: None,
-                match_fields: None,
-                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-            }
-        }
-    }
+    impl serde_struct::DefaultIsEmpty for NodeSelectorTerm {}
 
     impl<'de> serde_struct::ReadFields<'de> for NodeSelectorTerm {
-        const NAME: &'static str = "NodeSelectorTerm";
-        const NAMES: &'static [&'static str] = &["matchExpressions", "matchFields"];
-        const REQUIRED: &'static [usize] = &[];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "NodeSelectorTerm",
+            names: &["matchExpressions", "matchFields"],
+            required: &[],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

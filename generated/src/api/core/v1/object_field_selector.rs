@@ -64,9 +64,11 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for ObjectFieldSelector {
-        const NAME: &'static str = "ObjectFieldSelector";
-        const NAMES: &'static [&'static str] = &["apiVersion", "fieldPath"];
-        const REQUIRED: &'static [usize] = &[ObjectFieldSelectorField::field_path as usize];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "ObjectFieldSelector",
+            names: &["apiVersion", "fieldPath"],
+            required: &[ObjectFieldSelectorField::field_path as usize],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

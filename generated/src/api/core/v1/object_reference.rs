@@ -82,34 +82,22 @@ const _: () = {
         uid,
     }
 
-    impl serde_struct::Empty for ObjectReference {
-        #[inline]
-        fn empty() -> Self {
-            ObjectReference {
-                api_version: None,
-                field_path: None,
-                kind: None,
-                name: None,
-                namespace: None,
-                resource_version: None,
-                uid: None,
-                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-            }
-        }
-    }
+    impl serde_struct::DefaultIsEmpty for ObjectReference {}
 
     impl<'de> serde_struct::ReadFields<'de> for ObjectReference {
-        const NAME: &'static str = "ObjectReference";
-        const NAMES: &'static [&'static str] = &[
-            "apiVersion",
-            "fieldPath",
-            "kind",
-            "name",
-            "namespace",
-            "resourceVersion",
-            "uid",
-        ];
-        const REQUIRED: &'static [usize] = &[];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "ObjectReference",
+            names: &[
+                "apiVersion",
+                "fieldPath",
+                "kind",
+                "name",
+                "namespace",
+                "resourceVersion",
+                "uid",
+            ],
+            required: &[],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -98,38 +98,24 @@ const _: () = {
         volume_name,
     }
 
-    impl serde_struct::Empty for PersistentVolumeClaimSpec {
-        #[inline]
-        fn empty() -> Self {
-            PersistentVolumeClaimSpec {
-                access_modes: None,
-                data_source: None,
-                data_source_ref: None,
-                resources: None,
-                selector: None,
-                storage_class_name: None,
-                volume_attributes_class_name: None,
-                volume_mode: None,
-                volume_name: None,
-                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-            }
-        }
-    }
+    impl serde_struct::DefaultIsEmpty for PersistentVolumeClaimSpec {}
 
     impl<'de> serde_struct::ReadFields<'de> for PersistentVolumeClaimSpec {
-        const NAME: &'static str = "PersistentVolumeClaimSpec";
-        const NAMES: &'static [&'static str] = &[
-            "accessModes",
-            "dataSource",
-            "dataSourceRef",
-            "resources",
-            "selector",
-            "storageClassName",
-            "volumeAttributesClassName",
-            "volumeMode",
-            "volumeName",
-        ];
-        const REQUIRED: &'static [usize] = &[];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "PersistentVolumeClaimSpec",
+            names: &[
+                "accessModes",
+                "dataSource",
+                "dataSourceRef",
+                "resources",
+                "selector",
+                "storageClassName",
+                "volumeAttributesClassName",
+                "volumeMode",
+                "volumeName",
+            ],
+            required: &[],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -66,9 +66,11 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for PersistentVolumeClaimTemplate {
-        const NAME: &'static str = "PersistentVolumeClaimTemplate";
-        const NAMES: &'static [&'static str] = &["metadata", "spec"];
-        const REQUIRED: &'static [usize] = &[PersistentVolumeClaimTemplateField::spec as usize];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "PersistentVolumeClaimTemplate",
+            names: &["metadata", "spec"],
+            required: &[PersistentVolumeClaimTemplateField::spec as usize],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -64,11 +64,11 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for PersistentVolumeClaimVolumeSource {
-        const NAME: &'static str = "PersistentVolumeClaimVolumeSource";
-        const NAMES: &'static [&'static str] = &["claimName", "readOnly"];
-        const REQUIRED: &'static [usize] = &[
-            PersistentVolumeClaimVolumeSourceField::claim_name as usize,
-        ];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "PersistentVolumeClaimVolumeSource",
+            names: &["claimName", "readOnly"],
+            required: &[PersistentVolumeClaimVolumeSourceField::claim_name as usize],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -64,9 +64,11 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for PhotonPersistentDiskVolumeSource {
-        const NAME: &'static str = "PhotonPersistentDiskVolumeSource";
-        const NAMES: &'static [&'static str] = &["fsType", "pdID"];
-        const REQUIRED: &'static [usize] = &[PhotonPersistentDiskVolumeSourceField::pd_id as usize];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "PhotonPersistentDiskVolumeSource",
+            names: &["fsType", "pdID"],
+            required: &[PhotonPersistentDiskVolumeSourceField::pd_id as usize],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

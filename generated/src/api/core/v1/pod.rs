@@ -119,15 +119,11 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for Pod {
-        const NAME: &'static str = "Pod";
-        const NAMES: &'static [&'static str] = &[
-            "apiVersion",
-            "kind",
-            "metadata",
-            "spec",
-            "status",
-        ];
-        const REQUIRED: &'static [usize] = &[];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "Pod",
+            names: &["apiVersion", "kind", "metadata", "spec", "status"],
+            required: &[],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

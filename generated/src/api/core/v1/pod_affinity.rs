@@ -65,24 +65,17 @@ const _: () = {
         required_during_scheduling_ignored_during_execution,
     }
 
-    impl serde_struct::Empty for PodAffinity {
-        #[inline]
-        fn empty() -> Self {
-            PodAffinity {
-                preferred_during_scheduling_ignored_during_execution: None,
-                required_during_scheduling_ignored_during_execution: None,
-                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-            }
-        }
-    }
+    impl serde_struct::DefaultIsEmpty for PodAffinity {}
 
     impl<'de> serde_struct::ReadFields<'de> for PodAffinity {
-        const NAME: &'static str = "PodAffinity";
-        const NAMES: &'static [&'static str] = &[
-            "preferredDuringSchedulingIgnoredDuringExecution",
-            "requiredDuringSchedulingIgnoredDuringExecution",
-        ];
-        const REQUIRED: &'static [usize] = &[];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "PodAffinity",
+            names: &[
+                "preferredDuringSchedulingIgnoredDuringExecution",
+                "requiredDuringSchedulingIgnoredDuringExecution",
+            ],
+            required: &[],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -100,16 +100,18 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for PodAffinityTerm {
-        const NAME: &'static str = "PodAffinityTerm";
-        const NAMES: &'static [&'static str] = &[
-            "labelSelector",
-            "matchLabelKeys",
-            "mismatchLabelKeys",
-            "namespaceSelector",
-            "namespaces",
-            "topologyKey",
-        ];
-        const REQUIRED: &'static [usize] = &[PodAffinityTermField::topology_key as usize];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "PodAffinityTerm",
+            names: &[
+                "labelSelector",
+                "matchLabelKeys",
+                "mismatchLabelKeys",
+                "namespaceSelector",
+                "namespaces",
+                "topologyKey",
+            ],
+            required: &[PodAffinityTermField::topology_key as usize],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -65,24 +65,17 @@ const _: () = {
         required_during_scheduling_ignored_during_execution,
     }
 
-    impl serde_struct::Empty for PodAntiAffinity {
-        #[inline]
-        fn empty() -> Self {
-            PodAntiAffinity {
-                preferred_during_scheduling_ignored_during_execution: None,
-                required_during_scheduling_ignored_during_execution: None,
-                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-            }
-        }
-    }
+    impl serde_struct::DefaultIsEmpty for PodAntiAffinity {}
 
     impl<'de> serde_struct::ReadFields<'de> for PodAntiAffinity {
-        const NAME: &'static str = "PodAntiAffinity";
-        const NAMES: &'static [&'static str] = &[
-            "preferredDuringSchedulingIgnoredDuringExecution",
-            "requiredDuringSchedulingIgnoredDuringExecution",
-        ];
-        const REQUIRED: &'static [usize] = &[];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "PodAntiAffinity",
+            names: &[
+                "preferredDuringSchedulingIgnoredDuringExecution",
+                "requiredDuringSchedulingIgnoredDuringExecution",
+            ],
+            required: &[],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

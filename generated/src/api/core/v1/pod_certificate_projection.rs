@@ -109,20 +109,22 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for PodCertificateProjection {
-        const NAME: &'static str = "PodCertificateProjection";
-        const NAMES: &'static [&'static str] = &[
-            "certificateChainPath",
-            "credentialBundlePath",
-            "keyPath",
-            "keyType",
-            "maxExpirationSeconds",
-            "signerName",
-            "userAnnotations",
-        ];
-        const REQUIRED: &'static [usize] = &[
-            PodCertificateProjectionField::key_type as usize,
-            PodCertificateProjectionField::signer_name as usize,
-        ];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "PodCertificateProjection",
+            names: &[
+                "certificateChainPath",
+                "credentialBundlePath",
+                "keyPath",
+                "keyType",
+                "maxExpirationSeconds",
+                "signerName",
+                "userAnnotations",
+            ],
+            required: &[
+                PodCertificateProjectionField::key_type as usize,
+                PodCertificateProjectionField::signer_name as usize,
+            ],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -105,20 +105,19 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for PodCondition {
-        const NAME: &'static str = "PodCondition";
-        const NAMES: &'static [&'static str] = &[
-            "lastProbeTime",
-            "lastTransitionTime",
-            "message",
-            "observedGeneration",
-            "reason",
-            "status",
-            "type",
-        ];
-        const REQUIRED: &'static [usize] = &[
-            PodConditionField::status as usize,
-            PodConditionField::type_ as usize,
-        ];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "PodCondition",
+            names: &[
+                "lastProbeTime",
+                "lastTransitionTime",
+                "message",
+                "observedGeneration",
+                "reason",
+                "status",
+                "type",
+            ],
+            required: &[PodConditionField::status as usize, PodConditionField::type_ as usize],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

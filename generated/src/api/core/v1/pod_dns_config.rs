@@ -58,22 +58,14 @@ const _: () = {
         searches,
     }
 
-    impl serde_struct::Empty for PodDNSConfig {
-        #[inline]
-        fn empty() -> Self {
-            PodDNSConfig {
-                nameservers: None,
-                options: None,
-                searches: None,
-                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-            }
-        }
-    }
+    impl serde_struct::DefaultIsEmpty for PodDNSConfig {}
 
     impl<'de> serde_struct::ReadFields<'de> for PodDNSConfig {
-        const NAME: &'static str = "PodDNSConfig";
-        const NAMES: &'static [&'static str] = &["nameservers", "options", "searches"];
-        const REQUIRED: &'static [usize] = &[];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "PodDNSConfig",
+            names: &["nameservers", "options", "searches"],
+            required: &[],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -53,21 +53,14 @@ const _: () = {
         value,
     }
 
-    impl serde_struct::Empty for PodDNSConfigOption {
-        #[inline]
-        fn empty() -> Self {
-            PodDNSConfigOption {
-                name: None,
-                value: None,
-                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-            }
-        }
-    }
+    impl serde_struct::DefaultIsEmpty for PodDNSConfigOption {}
 
     impl<'de> serde_struct::ReadFields<'de> for PodDNSConfigOption {
-        const NAME: &'static str = "PodDNSConfigOption";
-        const NAMES: &'static [&'static str] = &["name", "value"];
-        const REQUIRED: &'static [usize] = &[];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "PodDNSConfigOption",
+            names: &["name", "value"],
+            required: &[],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -58,12 +58,14 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for PodExtendedResourceClaimStatus {
-        const NAME: &'static str = "PodExtendedResourceClaimStatus";
-        const NAMES: &'static [&'static str] = &["requestMappings", "resourceClaimName"];
-        const REQUIRED: &'static [usize] = &[
-            PodExtendedResourceClaimStatusField::request_mappings as usize,
-            PodExtendedResourceClaimStatusField::resource_claim_name as usize,
-        ];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "PodExtendedResourceClaimStatus",
+            names: &["requestMappings", "resourceClaimName"],
+            required: &[
+                PodExtendedResourceClaimStatusField::request_mappings as usize,
+                PodExtendedResourceClaimStatusField::resource_claim_name as usize,
+            ],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -53,9 +53,11 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for PodIP {
-        const NAME: &'static str = "PodIP";
-        const NAMES: &'static [&'static str] = &["ip"];
-        const REQUIRED: &'static [usize] = &[PodIPField::ip as usize];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "PodIP",
+            names: &["ip"],
+            required: &[PodIPField::ip as usize],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

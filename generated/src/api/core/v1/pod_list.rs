@@ -85,9 +85,11 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for PodList {
-        const NAME: &'static str = "PodList";
-        const NAMES: &'static [&'static str] = &["apiVersion", "items", "kind", "metadata"];
-        const REQUIRED: &'static [usize] = &[PodListField::items as usize];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "PodList",
+            names: &["apiVersion", "items", "kind", "metadata"],
+            required: &[PodListField::items as usize],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -53,9 +53,11 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for PodOS {
-        const NAME: &'static str = "PodOS";
-        const NAMES: &'static [&'static str] = &["name"];
-        const REQUIRED: &'static [usize] = &[PodOSField::name as usize];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "PodOS",
+            names: &["name"],
+            required: &[PodOSField::name as usize],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -53,9 +53,11 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for PodReadinessGate {
-        const NAME: &'static str = "PodReadinessGate";
-        const NAMES: &'static [&'static str] = &["conditionType"];
-        const REQUIRED: &'static [usize] = &[PodReadinessGateField::condition_type as usize];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "PodReadinessGate",
+            names: &["conditionType"],
+            required: &[PodReadinessGateField::condition_type as usize],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

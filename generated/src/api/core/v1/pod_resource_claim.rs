@@ -78,13 +78,11 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for PodResourceClaim {
-        const NAME: &'static str = "PodResourceClaim";
-        const NAMES: &'static [&'static str] = &[
-            "name",
-            "resourceClaimName",
-            "resourceClaimTemplateName",
-        ];
-        const REQUIRED: &'static [usize] = &[PodResourceClaimField::name as usize];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "PodResourceClaim",
+            names: &["name", "resourceClaimName", "resourceClaimTemplateName"],
+            required: &[PodResourceClaimField::name as usize],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -68,9 +68,11 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for PodResourceClaimStatus {
-        const NAME: &'static str = "PodResourceClaimStatus";
-        const NAMES: &'static [&'static str] = &["name", "resourceClaimName"];
-        const REQUIRED: &'static [usize] = &[PodResourceClaimStatusField::name as usize];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "PodResourceClaimStatus",
+            names: &["name", "resourceClaimName"],
+            required: &[PodResourceClaimStatusField::name as usize],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

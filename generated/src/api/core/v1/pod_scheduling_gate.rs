@@ -53,9 +53,11 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for PodSchedulingGate {
-        const NAME: &'static str = "PodSchedulingGate";
-        const NAMES: &'static [&'static str] = &["name"];
-        const REQUIRED: &'static [usize] = &[PodSchedulingGateField::name as usize];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "PodSchedulingGate",
+            names: &["name"],
+            required: &[PodSchedulingGateField::name as usize],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

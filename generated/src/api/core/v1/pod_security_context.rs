@@ -128,46 +128,28 @@ const _: () = {
         windows_options,
     }
 
-    impl serde_struct::Empty for PodSecurityContext {
-        #[inline]
-        fn empty() -> Self {
-            PodSecurityContext {
-                app_armor_profile: None,
-                fs_group: None,
-                fs_group_change_policy: None,
-                run_as_group: None,
-                run_as_non_root: None,
-                run_as_user: None,
-                se_linux_change_policy: None,
-                se_linux_options: None,
-                seccomp_profile: None,
-                supplemental_groups: None,
-                supplemental_groups_policy: None,
-                sysctls: None,
-                windows_options: None,
-                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-            }
-        }
-    }
+    impl serde_struct::DefaultIsEmpty for PodSecurityContext {}
 
     impl<'de> serde_struct::ReadFields<'de> for PodSecurityContext {
-        const NAME: &'static str = "PodSecurityContext";
-        const NAMES: &'static [&'static str] = &[
-            "appArmorProfile",
-            "fsGroup",
-            "fsGroupChangePolicy",
-            "runAsGroup",
-            "runAsNonRoot",
-            "runAsUser",
-            "seLinuxChangePolicy",
-            "seLinuxOptions",
-            "seccompProfile",
-            "supplementalGroups",
-            "supplementalGroupsPolicy",
-            "sysctls",
-            "windowsOptions",
-        ];
-        const REQUIRED: &'static [usize] = &[];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "PodSecurityContext",
+            names: &[
+                "appArmorProfile",
+                "fsGroup",
+                "fsGroupChangePolicy",
+                "runAsGroup",
+                "runAsNonRoot",
+                "runAsUser",
+                "seLinuxChangePolicy",
+                "seLinuxOptions",
+                "seccompProfile",
+                "supplementalGroups",
+                "supplementalGroupsPolicy",
+                "sysctls",
+                "windowsOptions",
+            ],
+            required: &[],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -184,60 +184,35 @@ const _: () = {
         start_time,
     }
 
-    impl serde_struct::Empty for PodStatus {
-        #[inline]
-        fn empty() -> Self {
-            PodStatus {
-                allocated_resources: None,
-                conditions: None,
-                container_statuses: None,
-                ephemeral_container_statuses: None,
-                extended_resource_claim_status: None,
-                host_ip: None,
-                host_ips: None,
-                init_container_statuses: None,
-                message: None,
-                nominated_node_name: None,
-                observed_generation: None,
-                phase: None,
-                pod_ip: None,
-                pod_ips: None,
-                qos_class: None,
-                reason: None,
-                resize: None,
-                resource_claim_statuses: None,
-                resources: None,
-                start_time: None,
-                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-            }
-        }
-    }
+    impl serde_struct::DefaultIsEmpty for PodStatus {}
 
     impl<'de> serde_struct::ReadFields<'de> for PodStatus {
-        const NAME: &'static str = "PodStatus";
-        const NAMES: &'static [&'static str] = &[
-            "allocatedResources",
-            "conditions",
-            "containerStatuses",
-            "ephemeralContainerStatuses",
-            "extendedResourceClaimStatus",
-            "hostIP",
-            "hostIPs",
-            "initContainerStatuses",
-            "message",
-            "nominatedNodeName",
-            "observedGeneration",
-            "phase",
-            "podIP",
-            "podIPs",
-            "qosClass",
-            "reason",
-            "resize",
-            "resourceClaimStatuses",
-            "resources",
-            "startTime",
-        ];
-        const REQUIRED: &'static [usize] = &[];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "PodStatus",
+            names: &[
+                "allocatedResources",
+                "conditions",
+                "containerStatuses",
+                "ephemeralContainerStatuses",
+                "extendedResourceClaimStatus",
+                "hostIP",
+                "hostIPs",
+                "initContainerStatuses",
+                "message",
+                "nominatedNodeName",
+                "observedGeneration",
+                "phase",
+                "podIP",
+                "podIPs",
+                "qosClass",
+                "reason",
+                "resize",
+                "resourceClaimStatuses",
+                "resources",
+                "startTime",
+            ],
+            required: &[],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

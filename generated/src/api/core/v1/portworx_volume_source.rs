@@ -70,9 +70,11 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for PortworxVolumeSource {
-        const NAME: &'static str = "PortworxVolumeSource";
-        const NAMES: &'static [&'static str] = &["fsType", "readOnly", "volumeID"];
-        const REQUIRED: &'static [usize] = &[PortworxVolumeSourceField::volume_id as usize];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "PortworxVolumeSource",
+            names: &["fsType", "readOnly", "volumeID"],
+            required: &[PortworxVolumeSourceField::volume_id as usize],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -58,12 +58,14 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for PreferredSchedulingTerm {
-        const NAME: &'static str = "PreferredSchedulingTerm";
-        const NAMES: &'static [&'static str] = &["preference", "weight"];
-        const REQUIRED: &'static [usize] = &[
-            PreferredSchedulingTermField::preference as usize,
-            PreferredSchedulingTermField::weight as usize,
-        ];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "PreferredSchedulingTerm",
+            names: &["preference", "weight"],
+            required: &[
+                PreferredSchedulingTermField::preference as usize,
+                PreferredSchedulingTermField::weight as usize,
+            ],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

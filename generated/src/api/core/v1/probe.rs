@@ -109,40 +109,25 @@ const _: () = {
         timeout_seconds,
     }
 
-    impl serde_struct::Empty for Probe {
-        #[inline]
-        fn empty() -> Self {
-            Probe {
-                exec: None,
-                failure_threshold: None,
-                grpc: None,
-                http_get: None,
-                initial_delay_seconds: None,
-                period_seconds: None,
-                success_threshold: None,
-                tcp_socket: None,
-                termination_grace_period_seconds: None,
-                timeout_seconds: None,
-                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-            }
-        }
-    }
+    impl serde_struct::DefaultIsEmpty for Probe {}
 
     impl<'de> serde_struct::ReadFields<'de> for Probe {
-        const NAME: &'static str = "Probe";
-        const NAMES: &'static [&'static str] = &[
-            "exec",
-            "failureThreshold",
-            "grpc",
-            "httpGet",
-            "initialDelaySeconds",
-            "periodSeconds",
-            "successThreshold",
-            "tcpSocket",
-            "terminationGracePeriodSeconds",
-            "timeoutSeconds",
-        ];
-        const REQUIRED: &'static [usize] = &[];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "Probe",
+            names: &[
+                "exec",
+                "failureThreshold",
+                "grpc",
+                "httpGet",
+                "initialDelaySeconds",
+                "periodSeconds",
+                "successThreshold",
+                "tcpSocket",
+                "terminationGracePeriodSeconds",
+                "timeoutSeconds",
+            ],
+            required: &[],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

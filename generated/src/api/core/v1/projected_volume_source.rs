@@ -53,21 +53,14 @@ const _: () = {
         sources,
     }
 
-    impl serde_struct::Empty for ProjectedVolumeSource {
-        #[inline]
-        fn empty() -> Self {
-            ProjectedVolumeSource {
-                default_mode: None,
-                sources: None,
-                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-            }
-        }
-    }
+    impl serde_struct::DefaultIsEmpty for ProjectedVolumeSource {}
 
     impl<'de> serde_struct::ReadFields<'de> for ProjectedVolumeSource {
-        const NAME: &'static str = "ProjectedVolumeSource";
-        const NAMES: &'static [&'static str] = &["defaultMode", "sources"];
-        const REQUIRED: &'static [usize] = &[];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "ProjectedVolumeSource",
+            names: &["defaultMode", "sources"],
+            required: &[],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

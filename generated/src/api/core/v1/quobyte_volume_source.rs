@@ -87,19 +87,14 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for QuobyteVolumeSource {
-        const NAME: &'static str = "QuobyteVolumeSource";
-        const NAMES: &'static [&'static str] = &[
-            "group",
-            "readOnly",
-            "registry",
-            "tenant",
-            "user",
-            "volume",
-        ];
-        const REQUIRED: &'static [usize] = &[
-            QuobyteVolumeSourceField::registry as usize,
-            QuobyteVolumeSourceField::volume as usize,
-        ];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "QuobyteVolumeSource",
+            names: &["group", "readOnly", "registry", "tenant", "user", "volume"],
+            required: &[
+                QuobyteVolumeSourceField::registry as usize,
+                QuobyteVolumeSourceField::volume as usize,
+            ],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -99,21 +99,23 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for RBDVolumeSource {
-        const NAME: &'static str = "RBDVolumeSource";
-        const NAMES: &'static [&'static str] = &[
-            "fsType",
-            "image",
-            "keyring",
-            "monitors",
-            "pool",
-            "readOnly",
-            "secretRef",
-            "user",
-        ];
-        const REQUIRED: &'static [usize] = &[
-            RBDVolumeSourceField::image as usize,
-            RBDVolumeSourceField::monitors as usize,
-        ];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "RBDVolumeSource",
+            names: &[
+                "fsType",
+                "image",
+                "keyring",
+                "monitors",
+                "pool",
+                "readOnly",
+                "secretRef",
+                "user",
+            ],
+            required: &[
+                RBDVolumeSourceField::image as usize,
+                RBDVolumeSourceField::monitors as usize,
+            ],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

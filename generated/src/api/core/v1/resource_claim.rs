@@ -64,9 +64,11 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for ResourceClaim {
-        const NAME: &'static str = "ResourceClaim";
-        const NAMES: &'static [&'static str] = &["name", "request"];
-        const REQUIRED: &'static [usize] = &[ResourceClaimField::name as usize];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "ResourceClaim",
+            names: &["name", "request"],
+            required: &[ResourceClaimField::name as usize],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -70,9 +70,11 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for ResourceFieldSelector {
-        const NAME: &'static str = "ResourceFieldSelector";
-        const NAMES: &'static [&'static str] = &["containerName", "divisor", "resource"];
-        const REQUIRED: &'static [usize] = &[ResourceFieldSelectorField::resource as usize];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "ResourceFieldSelector",
+            names: &["containerName", "divisor", "resource"],
+            required: &[ResourceFieldSelectorField::resource as usize],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

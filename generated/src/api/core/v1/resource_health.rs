@@ -64,9 +64,11 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for ResourceHealth {
-        const NAME: &'static str = "ResourceHealth";
-        const NAMES: &'static [&'static str] = &["health", "resourceID"];
-        const REQUIRED: &'static [usize] = &[ResourceHealthField::resource_id as usize];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "ResourceHealth",
+            names: &["health", "resourceID"],
+            required: &[ResourceHealthField::resource_id as usize],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -68,22 +68,14 @@ const _: () = {
         requests,
     }
 
-    impl serde_struct::Empty for ResourceRequirements {
-        #[inline]
-        fn empty() -> Self {
-            ResourceRequirements {
-                claims: None,
-                limits: None,
-                requests: None,
-                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-            }
-        }
-    }
+    impl serde_struct::DefaultIsEmpty for ResourceRequirements {}
 
     impl<'de> serde_struct::ReadFields<'de> for ResourceRequirements {
-        const NAME: &'static str = "ResourceRequirements";
-        const NAMES: &'static [&'static str] = &["claims", "limits", "requests"];
-        const REQUIRED: &'static [usize] = &[];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "ResourceRequirements",
+            names: &["claims", "limits", "requests"],
+            required: &[],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -64,9 +64,11 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for ResourceStatus {
-        const NAME: &'static str = "ResourceStatus";
-        const NAMES: &'static [&'static str] = &["name", "resources"];
-        const REQUIRED: &'static [usize] = &[ResourceStatusField::name as usize];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "ResourceStatus",
+            names: &["name", "resources"],
+            required: &[ResourceStatusField::name as usize],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

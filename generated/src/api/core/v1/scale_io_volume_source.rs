@@ -114,24 +114,26 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for ScaleIOVolumeSource {
-        const NAME: &'static str = "ScaleIOVolumeSource";
-        const NAMES: &'static [&'static str] = &[
-            "fsType",
-            "gateway",
-            "protectionDomain",
-            "readOnly",
-            "secretRef",
-            "sslEnabled",
-            "storageMode",
-            "storagePool",
-            "system",
-            "volumeName",
-        ];
-        const REQUIRED: &'static [usize] = &[
-            ScaleIOVolumeSourceField::gateway as usize,
-            ScaleIOVolumeSourceField::secret_ref as usize,
-            ScaleIOVolumeSourceField::system as usize,
-        ];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "ScaleIOVolumeSource",
+            names: &[
+                "fsType",
+                "gateway",
+                "protectionDomain",
+                "readOnly",
+                "secretRef",
+                "sslEnabled",
+                "storageMode",
+                "storagePool",
+                "system",
+                "volumeName",
+            ],
+            required: &[
+                ScaleIOVolumeSourceField::gateway as usize,
+                ScaleIOVolumeSourceField::secret_ref as usize,
+                ScaleIOVolumeSourceField::system as usize,
+            ],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -63,23 +63,14 @@ const _: () = {
         user,
     }
 
-    impl serde_struct::Empty for SELinuxOptions {
-        #[inline]
-        fn empty() -> Self {
-            SELinuxOptions {
-                level: None,
-                role: None,
-                type_: None,
-                user: None,
-                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-            }
-        }
-    }
+    impl serde_struct::DefaultIsEmpty for SELinuxOptions {}
 
     impl<'de> serde_struct::ReadFields<'de> for SELinuxOptions {
-        const NAME: &'static str = "SELinuxOptions";
-        const NAMES: &'static [&'static str] = &["level", "role", "type", "user"];
-        const REQUIRED: &'static [usize] = &[];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "SELinuxOptions",
+            names: &["level", "role", "type", "user"],
+            required: &[],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -68,9 +68,11 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for SeccompProfile {
-        const NAME: &'static str = "SeccompProfile";
-        const NAMES: &'static [&'static str] = &["localhostProfile", "type"];
-        const REQUIRED: &'static [usize] = &[SeccompProfileField::type_ as usize];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "SeccompProfile",
+            names: &["localhostProfile", "type"],
+            required: &[SeccompProfileField::type_ as usize],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -53,21 +53,14 @@ const _: () = {
         optional,
     }
 
-    impl serde_struct::Empty for SecretEnvSource {
-        #[inline]
-        fn empty() -> Self {
-            SecretEnvSource {
-                name: None,
-                optional: None,
-                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-            }
-        }
-    }
+    impl serde_struct::DefaultIsEmpty for SecretEnvSource {}
 
     impl<'de> serde_struct::ReadFields<'de> for SecretEnvSource {
-        const NAME: &'static str = "SecretEnvSource";
-        const NAMES: &'static [&'static str] = &["name", "optional"];
-        const REQUIRED: &'static [usize] = &[];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "SecretEnvSource",
+            names: &["name", "optional"],
+            required: &[],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

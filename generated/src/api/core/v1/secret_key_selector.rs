@@ -70,9 +70,11 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for SecretKeySelector {
-        const NAME: &'static str = "SecretKeySelector";
-        const NAMES: &'static [&'static str] = &["key", "name", "optional"];
-        const REQUIRED: &'static [usize] = &[SecretKeySelectorField::key as usize];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "SecretKeySelector",
+            names: &["key", "name", "optional"],
+            required: &[SecretKeySelectorField::key as usize],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -58,22 +58,14 @@ const _: () = {
         optional,
     }
 
-    impl serde_struct::Empty for SecretProjection {
-        #[inline]
-        fn empty() -> Self {
-            SecretProjection {
-                items: None,
-                name: None,
-                optional: None,
-                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-            }
-        }
-    }
+    impl serde_struct::DefaultIsEmpty for SecretProjection {}
 
     impl<'de> serde_struct::ReadFields<'de> for SecretProjection {
-        const NAME: &'static str = "SecretProjection";
-        const NAMES: &'static [&'static str] = &["items", "name", "optional"];
-        const REQUIRED: &'static [usize] = &[];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "SecretProjection",
+            names: &["items", "name", "optional"],
+            required: &[],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -63,23 +63,14 @@ const _: () = {
         secret_name,
     }
 
-    impl serde_struct::Empty for SecretVolumeSource {
-        #[inline]
-        fn empty() -> Self {
-            SecretVolumeSource {
-                default_mode: None,
-                items: None,
-                optional: None,
-                secret_name: None,
-                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-            }
-        }
-    }
+    impl serde_struct::DefaultIsEmpty for SecretVolumeSource {}
 
     impl<'de> serde_struct::ReadFields<'de> for SecretVolumeSource {
-        const NAME: &'static str = "SecretVolumeSource";
-        const NAMES: &'static [&'static str] = &["defaultMode", "items", "optional", "secretName"];
-        const REQUIRED: &'static [usize] = &[];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "SecretVolumeSource",
+            names: &["defaultMode", "items", "optional", "secretName"],
+            required: &[],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -115,44 +115,27 @@ const _: () = {
         windows_options,
     }
 
-    impl serde_struct::Empty for SecurityContext {
-        #[inline]
-        fn empty() -> Self {
-            SecurityContext {
-                allow_privilege_escalation: None,
-                app_armor_profile: None,
-                capabilities: None,
-                privileged: None,
-                proc_mount: None,
-                read_only_root_filesystem: None,
-                run_as_group: None,
-                run_as_non_root: None,
-                run_as_user: None,
-                se_linux_options: None,
-                seccomp_profile: None,
-                windows_options: None,
-                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-            }
-        }
-    }
+    impl serde_struct::DefaultIsEmpty for SecurityContext {}
 
     impl<'de> serde_struct::ReadFields<'de> for SecurityContext {
-        const NAME: &'static str = "SecurityContext";
-        const NAMES: &'static [&'static str] = &[
-            "allowPrivilegeEscalation",
-            "appArmorProfile",
-            "capabilities",
-            "privileged",
-            "procMount",
-            "readOnlyRootFilesystem",
-            "runAsGroup",
-            "runAsNonRoot",
-            "runAsUser",
-            "seLinuxOptions",
-            "seccompProfile",
-            "windowsOptions",
-        ];
-        const REQUIRED: &'static [usize] = &[];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "SecurityContext",
+            names: &[
+                "allowPrivilegeEscalation",
+                "appArmorProfile",
+                "capabilities",
+                "privileged",
+                "procMount",
+                "readOnlyRootFilesystem",
+                "runAsGroup",
+                "runAsNonRoot",
+                "runAsUser",
+                "seLinuxOptions",
+                "seccompProfile",
+                "windowsOptions",
+            ],
+            required: &[],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -74,9 +74,11 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for ServiceAccountTokenProjection {
-        const NAME: &'static str = "ServiceAccountTokenProjection";
-        const NAMES: &'static [&'static str] = &["audience", "expirationSeconds", "path"];
-        const REQUIRED: &'static [usize] = &[ServiceAccountTokenProjectionField::path as usize];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "ServiceAccountTokenProjection",
+            names: &["audience", "expirationSeconds", "path"],
+            required: &[ServiceAccountTokenProjectionField::path as usize],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

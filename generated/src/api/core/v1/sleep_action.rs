@@ -53,9 +53,11 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for SleepAction {
-        const NAME: &'static str = "SleepAction";
-        const NAMES: &'static [&'static str] = &["seconds"];
-        const REQUIRED: &'static [usize] = &[SleepActionField::seconds as usize];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "SleepAction",
+            names: &["seconds"],
+            required: &[SleepActionField::seconds as usize],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

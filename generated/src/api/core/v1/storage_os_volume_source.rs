@@ -72,30 +72,14 @@ const _: () = {
         volume_namespace,
     }
 
-    impl serde_struct::Empty for StorageOSVolumeSource {
-        #[inline]
-        fn empty() -> Self {
-            StorageOSVolumeSource {
-                fs_type: None,
-                read_only: None,
-                secret_ref: None,
-                volume_name: None,
-                volume_namespace: None,
-                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-            }
-        }
-    }
+    impl serde_struct::DefaultIsEmpty for StorageOSVolumeSource {}
 
     impl<'de> serde_struct::ReadFields<'de> for StorageOSVolumeSource {
-        const NAME: &'static str = "StorageOSVolumeSource";
-        const NAMES: &'static [&'static str] = &[
-            "fsType",
-            "readOnly",
-            "secretRef",
-            "volumeName",
-            "volumeNamespace",
-        ];
-        const REQUIRED: &'static [usize] = &[];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "StorageOSVolumeSource",
+            names: &["fsType", "readOnly", "secretRef", "volumeName", "volumeNamespace"],
+            required: &[],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

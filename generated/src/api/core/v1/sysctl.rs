@@ -58,12 +58,11 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for Sysctl {
-        const NAME: &'static str = "Sysctl";
-        const NAMES: &'static [&'static str] = &["name", "value"];
-        const REQUIRED: &'static [usize] = &[
-            SysctlField::name as usize,
-            SysctlField::value as usize,
-        ];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "Sysctl",
+            names: &["name", "value"],
+            required: &[SysctlField::name as usize, SysctlField::value as usize],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

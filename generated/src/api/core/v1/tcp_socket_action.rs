@@ -64,9 +64,11 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for TCPSocketAction {
-        const NAME: &'static str = "TCPSocketAction";
-        const NAMES: &'static [&'static str] = &["host", "port"];
-        const REQUIRED: &'static [usize] = &[TCPSocketActionField::port as usize];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "TCPSocketAction",
+            names: &["host", "port"],
+            required: &[TCPSocketActionField::port as usize],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -72,30 +72,14 @@ const _: () = {
         value,
     }
 
-    impl serde_struct::Empty for Toleration {
-        #[inline]
-        fn empty() -> Self {
-            Toleration {
-                effect: None,
-                key: None,
-                operator: None,
-                toleration_seconds: None,
-                value: None,
-                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-            }
-        }
-    }
+    impl serde_struct::DefaultIsEmpty for Toleration {}
 
     impl<'de> serde_struct::ReadFields<'de> for Toleration {
-        const NAME: &'static str = "Toleration";
-        const NAMES: &'static [&'static str] = &[
-            "effect",
-            "key",
-            "operator",
-            "tolerationSeconds",
-            "value",
-        ];
-        const REQUIRED: &'static [usize] = &[];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "Toleration",
+            names: &["effect", "key", "operator", "tolerationSeconds", "value"],
+            required: &[],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -108,22 +108,24 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for TopologySpreadConstraint {
-        const NAME: &'static str = "TopologySpreadConstraint";
-        const NAMES: &'static [&'static str] = &[
-            "labelSelector",
-            "matchLabelKeys",
-            "maxSkew",
-            "minDomains",
-            "nodeAffinityPolicy",
-            "nodeTaintsPolicy",
-            "topologyKey",
-            "whenUnsatisfiable",
-        ];
-        const REQUIRED: &'static [usize] = &[
-            TopologySpreadConstraintField::max_skew as usize,
-            TopologySpreadConstraintField::topology_key as usize,
-            TopologySpreadConstraintField::when_unsatisfiable as usize,
-        ];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "TopologySpreadConstraint",
+            names: &[
+                "labelSelector",
+                "matchLabelKeys",
+                "maxSkew",
+                "minDomains",
+                "nodeAffinityPolicy",
+                "nodeTaintsPolicy",
+                "topologyKey",
+                "whenUnsatisfiable",
+            ],
+            required: &[
+                TopologySpreadConstraintField::max_skew as usize,
+                TopologySpreadConstraintField::topology_key as usize,
+                TopologySpreadConstraintField::when_unsatisfiable as usize,
+            ],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

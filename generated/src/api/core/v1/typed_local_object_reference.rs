@@ -69,12 +69,14 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for TypedLocalObjectReference {
-        const NAME: &'static str = "TypedLocalObjectReference";
-        const NAMES: &'static [&'static str] = &["apiGroup", "kind", "name"];
-        const REQUIRED: &'static [usize] = &[
-            TypedLocalObjectReferenceField::kind as usize,
-            TypedLocalObjectReferenceField::name as usize,
-        ];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "TypedLocalObjectReference",
+            names: &["apiGroup", "kind", "name"],
+            required: &[
+                TypedLocalObjectReferenceField::kind as usize,
+                TypedLocalObjectReferenceField::name as usize,
+            ],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

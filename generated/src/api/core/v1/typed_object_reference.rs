@@ -75,12 +75,14 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for TypedObjectReference {
-        const NAME: &'static str = "TypedObjectReference";
-        const NAMES: &'static [&'static str] = &["apiGroup", "kind", "name", "namespace"];
-        const REQUIRED: &'static [usize] = &[
-            TypedObjectReferenceField::kind as usize,
-            TypedObjectReferenceField::name as usize,
-        ];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "TypedObjectReference",
+            names: &["apiGroup", "kind", "name", "namespace"],
+            required: &[
+                TypedObjectReferenceField::kind as usize,
+                TypedObjectReferenceField::name as usize,
+            ],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -58,12 +58,11 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for VolumeDevice {
-        const NAME: &'static str = "VolumeDevice";
-        const NAMES: &'static [&'static str] = &["devicePath", "name"];
-        const REQUIRED: &'static [usize] = &[
-            VolumeDeviceField::device_path as usize,
-            VolumeDeviceField::name as usize,
-        ];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "VolumeDevice",
+            names: &["devicePath", "name"],
+            required: &[VolumeDeviceField::device_path as usize, VolumeDeviceField::name as usize],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -101,20 +101,19 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for VolumeMount {
-        const NAME: &'static str = "VolumeMount";
-        const NAMES: &'static [&'static str] = &[
-            "mountPath",
-            "mountPropagation",
-            "name",
-            "readOnly",
-            "recursiveReadOnly",
-            "subPath",
-            "subPathExpr",
-        ];
-        const REQUIRED: &'static [usize] = &[
-            VolumeMountField::mount_path as usize,
-            VolumeMountField::name as usize,
-        ];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "VolumeMount",
+            names: &[
+                "mountPath",
+                "mountPropagation",
+                "name",
+                "readOnly",
+                "recursiveReadOnly",
+                "subPath",
+                "subPathExpr",
+            ],
+            required: &[VolumeMountField::mount_path as usize, VolumeMountField::name as usize],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

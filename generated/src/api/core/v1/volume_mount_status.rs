@@ -79,17 +79,14 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for VolumeMountStatus {
-        const NAME: &'static str = "VolumeMountStatus";
-        const NAMES: &'static [&'static str] = &[
-            "mountPath",
-            "name",
-            "readOnly",
-            "recursiveReadOnly",
-        ];
-        const REQUIRED: &'static [usize] = &[
-            VolumeMountStatusField::mount_path as usize,
-            VolumeMountStatusField::name as usize,
-        ];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "VolumeMountStatus",
+            names: &["mountPath", "name", "readOnly", "recursiveReadOnly"],
+            required: &[
+                VolumeMountStatusField::mount_path as usize,
+                VolumeMountStatusField::name as usize,
+            ],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

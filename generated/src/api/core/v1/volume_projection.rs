@@ -83,32 +83,21 @@ const _: () = {
         service_account_token,
     }
 
-    impl serde_struct::Empty for VolumeProjection {
-        #[inline]
-        fn empty() -> Self {
-            VolumeProjection {
-                cluster_trust_bundle: None,
-                config_map: None,
-                downward_api: None,
-                pod_certificate: None,
-                secret: None,
-                service_account_token: None,
-                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-            }
-        }
-    }
+    impl serde_struct::DefaultIsEmpty for VolumeProjection {}
 
     impl<'de> serde_struct::ReadFields<'de> for VolumeProjection {
-        const NAME: &'static str = "VolumeProjection";
-        const NAMES: &'static [&'static str] = &[
-            "clusterTrustBundle",
-            "configMap",
-            "downwardAPI",
-            "podCertificate",
-            "secret",
-            "serviceAccountToken",
-        ];
-        const REQUIRED: &'static [usize] = &[];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "VolumeProjection",
+            names: &[
+                "clusterTrustBundle",
+                "configMap",
+                "downwardAPI",
+                "podCertificate",
+                "secret",
+                "serviceAccountToken",
+            ],
+            required: &[],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -63,21 +63,14 @@ const _: () = {
         requests,
     }
 
-    impl serde_struct::Empty for VolumeResourceRequirements {
-        #[inline]
-        fn empty() -> Self {
-            VolumeResourceRequirements {
-                limits: None,
-                requests: None,
-                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-            }
-        }
-    }
+    impl serde_struct::DefaultIsEmpty for VolumeResourceRequirements {}
 
     impl<'de> serde_struct::ReadFields<'de> for VolumeResourceRequirements {
-        const NAME: &'static str = "VolumeResourceRequirements";
-        const NAMES: &'static [&'static str] = &["limits", "requests"];
-        const REQUIRED: &'static [usize] = &[];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "VolumeResourceRequirements",
+            names: &["limits", "requests"],
+            required: &[],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

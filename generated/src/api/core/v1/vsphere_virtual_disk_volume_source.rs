@@ -84,16 +84,11 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for VsphereVirtualDiskVolumeSource {
-        const NAME: &'static str = "VsphereVirtualDiskVolumeSource";
-        const NAMES: &'static [&'static str] = &[
-            "fsType",
-            "storagePolicyID",
-            "storagePolicyName",
-            "volumePath",
-        ];
-        const REQUIRED: &'static [usize] = &[
-            VsphereVirtualDiskVolumeSourceField::volume_path as usize,
-        ];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "VsphereVirtualDiskVolumeSource",
+            names: &["fsType", "storagePolicyID", "storagePolicyName", "volumePath"],
+            required: &[VsphereVirtualDiskVolumeSourceField::volume_path as usize],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -58,12 +58,14 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for WeightedPodAffinityTerm {
-        const NAME: &'static str = "WeightedPodAffinityTerm";
-        const NAMES: &'static [&'static str] = &["podAffinityTerm", "weight"];
-        const REQUIRED: &'static [usize] = &[
-            WeightedPodAffinityTermField::pod_affinity_term as usize,
-            WeightedPodAffinityTermField::weight as usize,
-        ];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "WeightedPodAffinityTerm",
+            names: &["podAffinityTerm", "weight"],
+            required: &[
+                WeightedPodAffinityTermField::pod_affinity_term as usize,
+                WeightedPodAffinityTermField::weight as usize,
+            ],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

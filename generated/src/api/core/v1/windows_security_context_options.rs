@@ -71,28 +71,19 @@ const _: () = {
         run_as_user_name,
     }
 
-    impl serde_struct::Empty for WindowsSecurityContextOptions {
-        #[inline]
-        fn empty() -> Self {
-            WindowsSecurityContextOptions {
-                gmsa_credential_spec: None,
-                gmsa_credential_spec_name: None,
-                host_process: None,
-                run_as_user_name: None,
-                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-            }
-        }
-    }
+    impl serde_struct::DefaultIsEmpty for WindowsSecurityContextOptions {}
 
     impl<'de> serde_struct::ReadFields<'de> for WindowsSecurityContextOptions {
-        const NAME: &'static str = "WindowsSecurityContextOptions";
-        const NAMES: &'static [&'static str] = &[
-            "gmsaCredentialSpec",
-            "gmsaCredentialSpecName",
-            "hostProcess",
-            "runAsUserName",
-        ];
-        const REQUIRED: &'static [usize] = &[];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "WindowsSecurityContextOptions",
+            names: &[
+                "gmsaCredentialSpec",
+                "gmsaCredentialSpecName",
+                "hostProcess",
+                "runAsUserName",
+            ],
+            required: &[],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

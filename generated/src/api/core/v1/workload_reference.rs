@@ -73,12 +73,14 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for WorkloadReference {
-        const NAME: &'static str = "WorkloadReference";
-        const NAMES: &'static [&'static str] = &["name", "podGroup", "podGroupReplicaKey"];
-        const REQUIRED: &'static [usize] = &[
-            WorkloadReferenceField::name as usize,
-            WorkloadReferenceField::pod_group as usize,
-        ];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "WorkloadReference",
+            names: &["name", "podGroup", "podGroupReplicaKey"],
+            required: &[
+                WorkloadReferenceField::name as usize,
+                WorkloadReferenceField::pod_group as usize,
+            ],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

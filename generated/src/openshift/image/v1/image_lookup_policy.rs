@@ -53,9 +53,11 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for ImageLookupPolicy {
-        const NAME: &'static str = "ImageLookupPolicy";
-        const NAMES: &'static [&'static str] = &["local"];
-        const REQUIRED: &'static [usize] = &[ImageLookupPolicyField::local as usize];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "ImageLookupPolicy",
+            names: &["local"],
+            required: &[ImageLookupPolicyField::local as usize],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

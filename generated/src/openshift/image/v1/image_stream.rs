@@ -115,15 +115,11 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for ImageStream {
-        const NAME: &'static str = "ImageStream";
-        const NAMES: &'static [&'static str] = &[
-            "apiVersion",
-            "kind",
-            "metadata",
-            "spec",
-            "status",
-        ];
-        const REQUIRED: &'static [usize] = &[];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "ImageStream",
+            names: &["apiVersion", "kind", "metadata", "spec", "status"],
+            required: &[],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

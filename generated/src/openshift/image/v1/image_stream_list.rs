@@ -85,9 +85,11 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for ImageStreamList {
-        const NAME: &'static str = "ImageStreamList";
-        const NAMES: &'static [&'static str] = &["apiVersion", "items", "kind", "metadata"];
-        const REQUIRED: &'static [usize] = &[ImageStreamListField::items as usize];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "ImageStreamList",
+            names: &["apiVersion", "items", "kind", "metadata"],
+            required: &[ImageStreamListField::items as usize],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -62,22 +62,14 @@ const _: () = {
         tags,
     }
 
-    impl serde_struct::Empty for ImageStreamSpec {
-        #[inline]
-        fn empty() -> Self {
-            ImageStreamSpec {
-                docker_image_repository: None,
-                lookup_policy: None,
-                tags: None,
-                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-            }
-        }
-    }
+    impl serde_struct::DefaultIsEmpty for ImageStreamSpec {}
 
     impl<'de> serde_struct::ReadFields<'de> for ImageStreamSpec {
-        const NAME: &'static str = "ImageStreamSpec";
-        const NAMES: &'static [&'static str] = &["dockerImageRepository", "lookupPolicy", "tags"];
-        const REQUIRED: &'static [usize] = &[];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "ImageStreamSpec",
+            names: &["dockerImageRepository", "lookupPolicy", "tags"],
+            required: &[],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -66,26 +66,14 @@ const _: () = {
         tags,
     }
 
-    impl serde_struct::Empty for ImageStreamStatus {
-        #[inline]
-        fn empty() -> Self {
-            ImageStreamStatus {
-                docker_image_repository: None,
-                public_docker_image_repository: None,
-                tags: None,
-                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-            }
-        }
-    }
+    impl serde_struct::DefaultIsEmpty for ImageStreamStatus {}
 
     impl<'de> serde_struct::ReadFields<'de> for ImageStreamStatus {
-        const NAME: &'static str = "ImageStreamStatus";
-        const NAMES: &'static [&'static str] = &[
-            "dockerImageRepository",
-            "publicDockerImageRepository",
-            "tags",
-        ];
-        const REQUIRED: &'static [usize] = &[];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "ImageStreamStatus",
+            names: &["dockerImageRepository", "publicDockerImageRepository", "tags"],
+            required: &[],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

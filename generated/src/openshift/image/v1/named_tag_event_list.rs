@@ -69,12 +69,14 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for NamedTagEventList {
-        const NAME: &'static str = "NamedTagEventList";
-        const NAMES: &'static [&'static str] = &["conditions", "items", "tag"];
-        const REQUIRED: &'static [usize] = &[
-            NamedTagEventListField::items as usize,
-            NamedTagEventListField::tag as usize,
-        ];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "NamedTagEventList",
+            names: &["conditions", "items", "tag"],
+            required: &[
+                NamedTagEventListField::items as usize,
+                NamedTagEventListField::tag as usize,
+            ],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -68,19 +68,16 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for TagEvent {
-        const NAME: &'static str = "TagEvent";
-        const NAMES: &'static [&'static str] = &[
-            "created",
-            "dockerImageReference",
-            "generation",
-            "image",
-        ];
-        const REQUIRED: &'static [usize] = &[
-            TagEventField::created as usize,
-            TagEventField::docker_image_reference as usize,
-            TagEventField::generation as usize,
-            TagEventField::image as usize,
-        ];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "TagEvent",
+            names: &["created", "dockerImageReference", "generation", "image"],
+            required: &[
+                TagEventField::created as usize,
+                TagEventField::docker_image_reference as usize,
+                TagEventField::generation as usize,
+                TagEventField::image as usize,
+            ],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

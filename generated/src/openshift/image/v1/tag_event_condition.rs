@@ -92,20 +92,15 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for TagEventCondition {
-        const NAME: &'static str = "TagEventCondition";
-        const NAMES: &'static [&'static str] = &[
-            "generation",
-            "lastTransitionTime",
-            "message",
-            "reason",
-            "status",
-            "type",
-        ];
-        const REQUIRED: &'static [usize] = &[
-            TagEventConditionField::generation as usize,
-            TagEventConditionField::status as usize,
-            TagEventConditionField::type_ as usize,
-        ];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "TagEventCondition",
+            names: &["generation", "lastTransitionTime", "message", "reason", "status", "type"],
+            required: &[
+                TagEventConditionField::generation as usize,
+                TagEventConditionField::status as usize,
+                TagEventConditionField::type_ as usize,
+            ],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

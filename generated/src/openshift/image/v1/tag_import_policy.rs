@@ -58,22 +58,14 @@ const _: () = {
         scheduled,
     }
 
-    impl serde_struct::Empty for TagImportPolicy {
-        #[inline]
-        fn empty() -> Self {
-            TagImportPolicy {
-                import_mode: None,
-                insecure: None,
-                scheduled: None,
-                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-            }
-        }
-    }
+    impl serde_struct::DefaultIsEmpty for TagImportPolicy {}
 
     impl<'de> serde_struct::ReadFields<'de> for TagImportPolicy {
-        const NAME: &'static str = "TagImportPolicy";
-        const NAMES: &'static [&'static str] = &["importMode", "insecure", "scheduled"];
-        const REQUIRED: &'static [usize] = &[];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "TagImportPolicy",
+            names: &["importMode", "insecure", "scheduled"],
+            required: &[],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

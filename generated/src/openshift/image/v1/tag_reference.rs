@@ -98,17 +98,19 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for TagReference {
-        const NAME: &'static str = "TagReference";
-        const NAMES: &'static [&'static str] = &[
-            "annotations",
-            "from",
-            "generation",
-            "importPolicy",
-            "name",
-            "reference",
-            "referencePolicy",
-        ];
-        const REQUIRED: &'static [usize] = &[TagReferenceField::name as usize];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "TagReference",
+            names: &[
+                "annotations",
+                "from",
+                "generation",
+                "importPolicy",
+                "name",
+                "reference",
+                "referencePolicy",
+            ],
+            required: &[TagReferenceField::name as usize],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

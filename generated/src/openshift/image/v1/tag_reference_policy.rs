@@ -53,9 +53,11 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for TagReferencePolicy {
-        const NAME: &'static str = "TagReferencePolicy";
-        const NAMES: &'static [&'static str] = &["type"];
-        const REQUIRED: &'static [usize] = &[TagReferencePolicyField::type_ as usize];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "TagReferencePolicy",
+            names: &["type"],
+            required: &[TagReferencePolicyField::type_ as usize],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -92,15 +92,11 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for Scale {
-        const NAME: &'static str = "Scale";
-        const NAMES: &'static [&'static str] = &[
-            "apiVersion",
-            "kind",
-            "metadata",
-            "spec",
-            "status",
-        ];
-        const REQUIRED: &'static [usize] = &[];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "Scale",
+            names: &["apiVersion", "kind", "metadata", "spec", "status"],
+            required: &[],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

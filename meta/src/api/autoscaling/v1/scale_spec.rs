@@ -48,20 +48,14 @@ const _: () = {
         replicas,
     }
 
-    impl serde_struct::Empty for ScaleSpec {
-        #[inline]
-        fn empty() -> Self {
-            ScaleSpec {
-                replicas: None,
-                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-            }
-        }
-    }
+    impl serde_struct::DefaultIsEmpty for ScaleSpec {}
 
     impl<'de> serde_struct::ReadFields<'de> for ScaleSpec {
-        const NAME: &'static str = "ScaleSpec";
-        const NAMES: &'static [&'static str] = &["replicas"];
-        const REQUIRED: &'static [usize] = &[];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "ScaleSpec",
+            names: &["replicas"],
+            required: &[],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

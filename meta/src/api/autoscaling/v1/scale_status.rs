@@ -64,9 +64,11 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for ScaleStatus {
-        const NAME: &'static str = "ScaleStatus";
-        const NAMES: &'static [&'static str] = &["replicas", "selector"];
-        const REQUIRED: &'static [usize] = &[ScaleStatusField::replicas as usize];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "ScaleStatus",
+            names: &["replicas", "selector"],
+            required: &[ScaleStatusField::replicas as usize],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

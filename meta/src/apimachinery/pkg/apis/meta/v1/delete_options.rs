@@ -99,36 +99,23 @@ const _: () = {
         propagation_policy,
     }
 
-    impl serde_struct::Empty for DeleteOptions {
-        #[inline]
-        fn empty() -> Self {
-            DeleteOptions {
-                api_version: None,
-                dry_run: None,
-                grace_period_seconds: None,
-                ignore_store_read_error_with_cluster_breaking_potential: None,
-                kind: None,
-                orphan_dependents: None,
-                preconditions: None,
-                propagation_policy: None,
-                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-            }
-        }
-    }
+    impl serde_struct::DefaultIsEmpty for DeleteOptions {}
 
     impl<'de> serde_struct::ReadFields<'de> for DeleteOptions {
-        const NAME: &'static str = "DeleteOptions";
-        const NAMES: &'static [&'static str] = &[
-            "apiVersion",
-            "dryRun",
-            "gracePeriodSeconds",
-            "ignoreStoreReadErrorWithClusterBreakingPotential",
-            "kind",
-            "orphanDependents",
-            "preconditions",
-            "propagationPolicy",
-        ];
-        const REQUIRED: &'static [usize] = &[];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "DeleteOptions",
+            names: &[
+                "apiVersion",
+                "dryRun",
+                "gracePeriodSeconds",
+                "ignoreStoreReadErrorWithClusterBreakingPotential",
+                "kind",
+                "orphanDependents",
+                "preconditions",
+                "propagationPolicy",
+            ],
+            required: &[],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -59,21 +59,14 @@ const _: () = {
         match_labels,
     }
 
-    impl serde_struct::Empty for LabelSelector {
-        #[inline]
-        fn empty() -> Self {
-            LabelSelector {
-                match_expressions: None,
-                match_labels: None,
-                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-            }
-        }
-    }
+    impl serde_struct::DefaultIsEmpty for LabelSelector {}
 
     impl<'de> serde_struct::ReadFields<'de> for LabelSelector {
-        const NAME: &'static str = "LabelSelector";
-        const NAMES: &'static [&'static str] = &["matchExpressions", "matchLabels"];
-        const REQUIRED: &'static [usize] = &[];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "LabelSelector",
+            names: &["matchExpressions", "matchLabels"],
+            required: &[],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

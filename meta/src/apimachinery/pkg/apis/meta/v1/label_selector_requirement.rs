@@ -69,12 +69,14 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for LabelSelectorRequirement {
-        const NAME: &'static str = "LabelSelectorRequirement";
-        const NAMES: &'static [&'static str] = &["key", "operator", "values"];
-        const REQUIRED: &'static [usize] = &[
-            LabelSelectorRequirementField::key as usize,
-            LabelSelectorRequirementField::operator as usize,
-        ];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "LabelSelectorRequirement",
+            names: &["key", "operator", "values"],
+            required: &[
+                LabelSelectorRequirementField::key as usize,
+                LabelSelectorRequirementField::operator as usize,
+            ],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -76,30 +76,14 @@ const _: () = {
         shard_info,
     }
 
-    impl serde_struct::Empty for ListMeta {
-        #[inline]
-        fn empty() -> Self {
-            ListMeta {
-                continue_: None,
-                remaining_item_count: None,
-                resource_version: None,
-                self_link: None,
-                shard_info: None,
-                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-            }
-        }
-    }
+    impl serde_struct::DefaultIsEmpty for ListMeta {}
 
     impl<'de> serde_struct::ReadFields<'de> for ListMeta {
-        const NAME: &'static str = "ListMeta";
-        const NAMES: &'static [&'static str] = &[
-            "continue",
-            "remainingItemCount",
-            "resourceVersion",
-            "selfLink",
-            "shardInfo",
-        ];
-        const REQUIRED: &'static [usize] = &[];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "ListMeta",
+            names: &["continue", "remainingItemCount", "resourceVersion", "selfLink", "shardInfo"],
+            required: &[],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -78,34 +78,22 @@ const _: () = {
         time,
     }
 
-    impl serde_struct::Empty for ManagedFieldsEntry {
-        #[inline]
-        fn empty() -> Self {
-            ManagedFieldsEntry {
-                api_version: None,
-                fields_type: None,
-                fields_v1: None,
-                manager: None,
-                operation: None,
-                subresource: None,
-                time: None,
-                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-            }
-        }
-    }
+    impl serde_struct::DefaultIsEmpty for ManagedFieldsEntry {}
 
     impl<'de> serde_struct::ReadFields<'de> for ManagedFieldsEntry {
-        const NAME: &'static str = "ManagedFieldsEntry";
-        const NAMES: &'static [&'static str] = &[
-            "apiVersion",
-            "fieldsType",
-            "fieldsV1",
-            "manager",
-            "operation",
-            "subresource",
-            "time",
-        ];
-        const REQUIRED: &'static [usize] = &[];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "ManagedFieldsEntry",
+            names: &[
+                "apiVersion",
+                "fieldsType",
+                "fieldsV1",
+                "manager",
+                "operation",
+                "subresource",
+                "time",
+            ],
+            required: &[],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -142,50 +142,30 @@ const _: () = {
         uid,
     }
 
-    impl serde_struct::Empty for ObjectMeta {
-        #[inline]
-        fn empty() -> Self {
-            ObjectMeta {
-                annotations: None,
-                creation_timestamp: None,
-                deletion_grace_period_seconds: None,
-                deletion_timestamp: None,
-                finalizers: None,
-                generate_name: None,
-                generation: None,
-                labels: None,
-                managed_fields: None,
-                name: None,
-                namespace: None,
-                owner_references: None,
-                resource_version: None,
-                self_link: None,
-                uid: None,
-                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-            }
-        }
-    }
+    impl serde_struct::DefaultIsEmpty for ObjectMeta {}
 
     impl<'de> serde_struct::ReadFields<'de> for ObjectMeta {
-        const NAME: &'static str = "ObjectMeta";
-        const NAMES: &'static [&'static str] = &[
-            "annotations",
-            "creationTimestamp",
-            "deletionGracePeriodSeconds",
-            "deletionTimestamp",
-            "finalizers",
-            "generateName",
-            "generation",
-            "labels",
-            "managedFields",
-            "name",
-            "namespace",
-            "ownerReferences",
-            "resourceVersion",
-            "selfLink",
-            "uid",
-        ];
-        const REQUIRED: &'static [usize] = &[];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "ObjectMeta",
+            names: &[
+                "annotations",
+                "creationTimestamp",
+                "deletionGracePeriodSeconds",
+                "deletionTimestamp",
+                "finalizers",
+                "generateName",
+                "generation",
+                "labels",
+                "managedFields",
+                "name",
+                "namespace",
+                "ownerReferences",
+                "resourceVersion",
+                "selfLink",
+                "uid",
+            ],
+            required: &[],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -89,21 +89,16 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for OwnerReference {
-        const NAME: &'static str = "OwnerReference";
-        const NAMES: &'static [&'static str] = &[
-            "apiVersion",
-            "blockOwnerDeletion",
-            "controller",
-            "kind",
-            "name",
-            "uid",
-        ];
-        const REQUIRED: &'static [usize] = &[
-            OwnerReferenceField::api_version as usize,
-            OwnerReferenceField::kind as usize,
-            OwnerReferenceField::name as usize,
-            OwnerReferenceField::uid as usize,
-        ];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "OwnerReference",
+            names: &["apiVersion", "blockOwnerDeletion", "controller", "kind", "name", "uid"],
+            required: &[
+                OwnerReferenceField::api_version as usize,
+                OwnerReferenceField::kind as usize,
+                OwnerReferenceField::name as usize,
+                OwnerReferenceField::uid as usize,
+            ],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -57,21 +57,14 @@ const _: () = {
         uid,
     }
 
-    impl serde_struct::Empty for Preconditions {
-        #[inline]
-        fn empty() -> Self {
-            Preconditions {
-                resource_version: None,
-                uid: None,
-                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-            }
-        }
-    }
+    impl serde_struct::DefaultIsEmpty for Preconditions {}
 
     impl<'de> serde_struct::ReadFields<'de> for Preconditions {
-        const NAME: &'static str = "Preconditions";
-        const NAMES: &'static [&'static str] = &["resourceVersion", "uid"];
-        const REQUIRED: &'static [usize] = &[];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "Preconditions",
+            names: &["resourceVersion", "uid"],
+            required: &[],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

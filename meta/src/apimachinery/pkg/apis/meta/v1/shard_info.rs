@@ -53,9 +53,11 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for ShardInfo {
-        const NAME: &'static str = "ShardInfo";
-        const NAMES: &'static [&'static str] = &["selector"];
-        const REQUIRED: &'static [usize] = &[ShardInfoField::selector as usize];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "ShardInfo",
+            names: &["selector"],
+            required: &[ShardInfoField::selector as usize],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -110,18 +110,20 @@ const _: () = {
     }
 
     impl<'de> serde_struct::ReadFields<'de> for Status {
-        const NAME: &'static str = "Status";
-        const NAMES: &'static [&'static str] = &[
-            "apiVersion",
-            "code",
-            "details",
-            "kind",
-            "message",
-            "metadata",
-            "reason",
-            "status",
-        ];
-        const REQUIRED: &'static [usize] = &[];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "Status",
+            names: &[
+                "apiVersion",
+                "code",
+                "details",
+                "kind",
+                "message",
+                "metadata",
+                "reason",
+                "status",
+            ],
+            required: &[],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

@@ -58,22 +58,14 @@ const _: () = {
         reason,
     }
 
-    impl serde_struct::Empty for StatusCause {
-        #[inline]
-        fn empty() -> Self {
-            StatusCause {
-                field: None,
-                message: None,
-                reason: None,
-                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-            }
-        }
-    }
+    impl serde_struct::DefaultIsEmpty for StatusCause {}
 
     impl<'de> serde_struct::ReadFields<'de> for StatusCause {
-        const NAME: &'static str = "StatusCause";
-        const NAMES: &'static [&'static str] = &["field", "message", "reason"];
-        const REQUIRED: &'static [usize] = &[];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "StatusCause",
+            names: &["field", "message", "reason"],
+            required: &[],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(

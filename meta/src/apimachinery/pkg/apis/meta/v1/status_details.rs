@@ -77,32 +77,14 @@ const _: () = {
         uid,
     }
 
-    impl serde_struct::Empty for StatusDetails {
-        #[inline]
-        fn empty() -> Self {
-            StatusDetails {
-                causes: None,
-                group: None,
-                kind: None,
-                name: None,
-                retry_after_seconds: None,
-                uid: None,
-                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
-            }
-        }
-    }
+    impl serde_struct::DefaultIsEmpty for StatusDetails {}
 
     impl<'de> serde_struct::ReadFields<'de> for StatusDetails {
-        const NAME: &'static str = "StatusDetails";
-        const NAMES: &'static [&'static str] = &[
-            "causes",
-            "group",
-            "kind",
-            "name",
-            "retryAfterSeconds",
-            "uid",
-        ];
-        const REQUIRED: &'static [usize] = &[];
+        const TABLE: serde_struct::Table = serde_struct::Table {
+            name: "StatusDetails",
+            names: &["causes", "group", "kind", "name", "retryAfterSeconds", "uid"],
+            required: &[],
+        };
 
         #[allow(clippy::too_many_lines)]
         fn read_field<A: ::serde::de::MapAccess<'de>>(
