@@ -1215,53 +1215,112 @@ where
     Ok(())
 }
 
-/// Writes an entry that is only written when `present` (the `apiVersion` and `kind`
-/// markers).
+/// A struct's map being written, entry by entry: what each generated `Serialize` writes its
+/// fields into, one call per field, each returning whether it failed, in place of a `?`
+/// (each `?` of a generic body is `Try` and `From` obligations to type-check over the
+/// serializer's error type: the entries' `?` were 7% of a CRD crate's rustc instructions;
+/// BENCHMARKS.md, section g):
 ///
-/// # Errors
+/// ```text
+/// if state.optional("name", self.name.as_ref()) {
+///     return state.end();
+/// }
+/// ```
 ///
-/// The serializer's.
-#[inline]
-pub fn entry_if<S, T>(
-    state: &mut S,
-    name: &'static str,
-    value: &T,
-    present: bool,
-) -> Result<(), S::Error>
-where
-    S: SerializeMap,
-    T: Serialize + ?Sized,
-{
-    if present {
-        state.serialize_entry(name, value)
-    } else {
-        Ok(())
-    }
+/// An entry that fails keeps its error, which [`end`](Self::end) returns; the generated code
+/// writes no entry after it, as with `?`.
+pub struct Entries<M: SerializeMap> {
+    map: M,
+    error: Option<M::Error>,
 }
 
-/// Writes an optional entry: its value when `Some`, nothing when `None`.
-///
-/// # Errors
-///
-/// The serializer's.
-#[inline]
-pub fn optional_entry<S, T>(
-    state: &mut S,
-    name: &'static str,
-    value: Option<&T>,
-) -> Result<(), S::Error>
-where
-    S: SerializeMap,
-    T: Serialize + ?Sized,
-{
-    match value {
-        Some(value) => state.serialize_entry(name, value),
-        None => Ok(()),
+impl<M: SerializeMap> Entries<M> {
+    /// Writes into `map`, as `serialize_map` returned it.
+    #[inline]
+    pub fn new(map: M) -> Self {
+        Entries { map, error: None }
+    }
+
+    /// Writes a required entry; whether it failed.
+    #[inline]
+    #[must_use = "an entry that failed ends the map: `return state.end()`"]
+    pub fn entry<T: Serialize + ?Sized>(&mut self, name: &'static str, value: &T) -> bool {
+        let result = self.map.serialize_entry(name, value);
+        self.failed(result)
+    }
+
+    /// Writes an optional entry: its value when `Some`, nothing when `None`; whether it
+    /// failed.
+    #[inline]
+    #[must_use = "an entry that failed ends the map: `return state.end()`"]
+    pub fn optional<T: Serialize + ?Sized>(
+        &mut self,
+        name: &'static str,
+        value: Option<&T>,
+    ) -> bool {
+        match value {
+            Some(value) => self.entry(name, value),
+            None => false,
+        }
+    }
+
+    /// Writes an entry only when `present` (the `apiVersion` and `kind` markers); whether it
+    /// failed.
+    #[inline]
+    #[must_use = "an entry that failed ends the map: `return state.end()`"]
+    pub fn entry_if<T: Serialize + ?Sized>(
+        &mut self,
+        name: &'static str,
+        value: &T,
+        present: bool,
+    ) -> bool {
+        present && self.entry(name, value)
+    }
+
+    /// Writes the entries of an [`ExtraFields`](crate::ExtraFields) field as the struct's
+    /// own keys, in order; whether one failed.
+    #[inline]
+    #[must_use = "an entry that failed ends the map: `return state.end()`"]
+    pub fn extra<T: Serialize>(&mut self, extra: &crate::ExtraFields<T>) -> bool {
+        let result = extra_entries(&mut self.map, extra);
+        self.failed(result)
+    }
+
+    /// Keeps `result`'s error; whether there was one.
+    #[inline]
+    fn failed(&mut self, result: Result<(), M::Error>) -> bool {
+        match result {
+            Ok(()) => false,
+            Err(error) => self.keep(error),
+        }
+    }
+
+    /// Keeps the error of the entry that failed (out of line: the path of every entry that
+    /// succeeds stays as short as a `?`).
+    #[cold]
+    #[inline(never)]
+    fn keep(&mut self, error: M::Error) -> bool {
+        self.error = Some(error);
+        true
+    }
+
+    /// Ends the map, or returns the error of the entry that failed.
+    ///
+    /// # Errors
+    ///
+    /// The serializer's: the failed entry's, else the map's end's.
+    #[inline]
+    pub fn end(self) -> Result<M::Ok, M::Error> {
+        match self.error {
+            None => self.map.end(),
+            Some(error) => Err(error),
+        }
     }
 }
 
 /// Writes the entries of an [`ExtraFields`](crate::ExtraFields) field as the struct's own
-/// keys, in order.
+/// keys, in order, up to the first error (an apply configuration's `Serialize`, and
+/// [`Entries::extra`]).
 ///
 /// # Errors
 ///

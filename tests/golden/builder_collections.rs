@@ -75,12 +75,16 @@ pub mod com {
                 impl ::serde::Serialize for Policy {
                     #[allow(clippy::too_many_lines)]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeMap as _;
-                        use ::kubeforge_runtime::serde_struct;
                         let len = 1 + self.unknown_fields.len();
-                        let mut state = serializer.serialize_map(Some(len))?;
-                        state.serialize_entry("name", &self.name)?;
-                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(Some(len))?);
+                        'entries: {
+                            if state.entry("name", &self.name) {
+                                break 'entries;
+                            }
+                            if state.extra(&self.unknown_fields) {
+                                break 'entries;
+                            }
+                        }
                         state.end()
                     }
                 }
@@ -220,8 +224,6 @@ pub mod com {
                 impl ::serde::Serialize for Volume {
                     #[allow(clippy::too_many_lines)]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeMap as _;
-                        use ::kubeforge_runtime::serde_struct;
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
@@ -236,18 +238,42 @@ pub mod com {
                             len += usize::from(self.matrix.is_some());
                             Some(len)
                         };
-                        let mut state = serializer.serialize_map(len)?;
-                        state.serialize_entry("mountOptions", &self.mount_options)?;
-                        state.serialize_entry("attributes", &self.attributes)?;
-                        serde_struct::optional_entry(&mut state, "labels", self.labels.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "data", self.data.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "command", self.command.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "podIPs", self.pod_ips.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "podIP", self.pod_ip.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "policies", self.policies.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "limits", self.limits.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "matrix", self.matrix.as_ref())?;
-                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        'entries: {
+                            if state.entry("mountOptions", &self.mount_options) {
+                                break 'entries;
+                            }
+                            if state.entry("attributes", &self.attributes) {
+                                break 'entries;
+                            }
+                            if state.optional("labels", self.labels.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("data", self.data.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("command", self.command.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("podIPs", self.pod_ips.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("podIP", self.pod_ip.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("policies", self.policies.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("limits", self.limits.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("matrix", self.matrix.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.extra(&self.unknown_fields) {
+                                break 'entries;
+                            }
+                        }
                         state.end()
                     }
                 }

@@ -63,8 +63,6 @@ pub mod io {
                 impl ::serde::Serialize for Limits {
                     #[allow(clippy::too_many_lines)]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeMap as _;
-                        use ::kubeforge_runtime::serde_struct;
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
@@ -72,10 +70,18 @@ pub mod io {
                             len += usize::from(self.burst.is_some());
                             Some(len)
                         };
-                        let mut state = serializer.serialize_map(len)?;
-                        state.serialize_entry("cpu", &self.cpu)?;
-                        serde_struct::optional_entry(&mut state, "burst", self.burst.as_ref())?;
-                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        'entries: {
+                            if state.entry("cpu", &self.cpu) {
+                                break 'entries;
+                            }
+                            if state.optional("burst", self.burst.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.extra(&self.unknown_fields) {
+                                break 'entries;
+                            }
+                        }
                         state.end()
                     }
                 }
@@ -213,8 +219,6 @@ pub mod io {
                 impl ::serde::Serialize for Settings {
                     #[allow(clippy::too_many_lines)]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeMap as _;
-                        use ::kubeforge_runtime::serde_struct;
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
@@ -237,25 +241,63 @@ pub mod io {
                             len += usize::from(self.incomplete.is_some());
                             Some(len)
                         };
-                        let mut state = serializer.serialize_map(len)?;
-                        state.serialize_entry("mode", &self.mode)?;
-                        serde_struct::optional_entry(&mut state, "name", self.name.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "retries", self.retries.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "budget", self.budget.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "ratio", self.ratio.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "scale", self.scale.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "enabled", self.enabled.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "since", self.since.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "key", self.key.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "args", self.args.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "ports", self.ports.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "limits", self.limits.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "policy", self.policy.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "label", self.label.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "zero", self.zero.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "empty", self.empty.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "incomplete", self.incomplete.as_ref())?;
-                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        'entries: {
+                            if state.entry("mode", &self.mode) {
+                                break 'entries;
+                            }
+                            if state.optional("name", self.name.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("retries", self.retries.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("budget", self.budget.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("ratio", self.ratio.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("scale", self.scale.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("enabled", self.enabled.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("since", self.since.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("key", self.key.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("args", self.args.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("ports", self.ports.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("limits", self.limits.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("policy", self.policy.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("label", self.label.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("zero", self.zero.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("empty", self.empty.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("incomplete", self.incomplete.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.extra(&self.unknown_fields) {
+                                break 'entries;
+                            }
+                        }
                         state.end()
                     }
                 }

@@ -76,8 +76,6 @@ pub mod com {
                 impl ::serde::Serialize for Empty {
                     #[allow(clippy::too_many_lines)]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeMap as _;
-                        use ::kubeforge_runtime::serde_struct;
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
@@ -85,9 +83,15 @@ pub mod com {
                             len += usize::from(self.note.is_some());
                             Some(len)
                         };
-                        let mut state = serializer.serialize_map(len)?;
-                        serde_struct::optional_entry(&mut state, "note", self.note.as_ref())?;
-                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        'entries: {
+                            if state.optional("note", self.note.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.extra(&self.unknown_fields) {
+                                break 'entries;
+                            }
+                        }
                         state.end()
                     }
                 }
@@ -207,8 +211,6 @@ pub mod com {
                 impl ::serde::Serialize for Port {
                     #[allow(clippy::too_many_lines)]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeMap as _;
-                        use ::kubeforge_runtime::serde_struct;
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
@@ -224,20 +226,48 @@ pub mod com {
                             len += usize::from(self.build.is_some());
                             Some(len)
                         };
-                        let mut state = serializer.serialize_map(len)?;
-                        state.serialize_entry("port", &self.port)?;
-                        state.serialize_entry("protocol", &self.protocol)?;
-                        state.serialize_entry("mode", &self.mode)?;
-                        serde_struct::optional_entry(&mut state, "name", self.name.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "hostIP", self.host_ip.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "weight", self.weight.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "timeoutSeconds", self.timeout_seconds.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "enabled", self.enabled.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "appProtocol", self.app_protocol.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "size", self.size.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "isDefault", self.is_default.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "build", self.build.as_ref())?;
-                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        'entries: {
+                            if state.entry("port", &self.port) {
+                                break 'entries;
+                            }
+                            if state.entry("protocol", &self.protocol) {
+                                break 'entries;
+                            }
+                            if state.entry("mode", &self.mode) {
+                                break 'entries;
+                            }
+                            if state.optional("name", self.name.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("hostIP", self.host_ip.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("weight", self.weight.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("timeoutSeconds", self.timeout_seconds.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("enabled", self.enabled.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("appProtocol", self.app_protocol.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("size", self.size.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("isDefault", self.is_default.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("build", self.build.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.extra(&self.unknown_fields) {
+                                break 'entries;
+                            }
+                        }
                         state.end()
                     }
                 }

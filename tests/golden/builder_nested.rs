@@ -69,8 +69,6 @@ pub mod com {
                 impl ::serde::Serialize for ImportPolicy {
                     #[allow(clippy::too_many_lines)]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeMap as _;
-                        use ::kubeforge_runtime::serde_struct;
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
@@ -79,10 +77,18 @@ pub mod com {
                             len += usize::from(self.insecure.is_some());
                             Some(len)
                         };
-                        let mut state = serializer.serialize_map(len)?;
-                        serde_struct::optional_entry(&mut state, "scheduled", self.scheduled.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "insecure", self.insecure.as_ref())?;
-                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        'entries: {
+                            if state.optional("scheduled", self.scheduled.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("insecure", self.insecure.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.extra(&self.unknown_fields) {
+                                break 'entries;
+                            }
+                        }
                         state.end()
                     }
                 }
@@ -204,13 +210,19 @@ pub mod com {
                 impl ::serde::Serialize for Reference {
                     #[allow(clippy::too_many_lines)]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeMap as _;
-                        use ::kubeforge_runtime::serde_struct;
                         let len = 2 + self.unknown_fields.len();
-                        let mut state = serializer.serialize_map(Some(len))?;
-                        state.serialize_entry("kind", &self.kind)?;
-                        state.serialize_entry("name", &self.name)?;
-                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(Some(len))?);
+                        'entries: {
+                            if state.entry("kind", &self.kind) {
+                                break 'entries;
+                            }
+                            if state.entry("name", &self.name) {
+                                break 'entries;
+                            }
+                            if state.extra(&self.unknown_fields) {
+                                break 'entries;
+                            }
+                        }
                         state.end()
                     }
                 }
@@ -341,12 +353,16 @@ pub mod com {
                 impl ::serde::Serialize for ReferencePolicy {
                     #[allow(clippy::too_many_lines)]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeMap as _;
-                        use ::kubeforge_runtime::serde_struct;
                         let len = 1 + self.unknown_fields.len();
-                        let mut state = serializer.serialize_map(Some(len))?;
-                        state.serialize_entry("type", &self.type_)?;
-                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(Some(len))?);
+                        'entries: {
+                            if state.entry("type", &self.type_) {
+                                break 'entries;
+                            }
+                            if state.extra(&self.unknown_fields) {
+                                break 'entries;
+                            }
+                        }
                         state.end()
                     }
                 }
@@ -476,8 +492,6 @@ pub mod com {
                 impl ::serde::Serialize for Tag {
                     #[allow(clippy::too_many_lines)]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeMap as _;
-                        use ::kubeforge_runtime::serde_struct;
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
@@ -487,13 +501,27 @@ pub mod com {
                             len += usize::from(self.retry.is_some());
                             Some(len)
                         };
-                        let mut state = serializer.serialize_map(len)?;
-                        state.serialize_entry("name", &self.name)?;
-                        state.serialize_entry("policy", &self.policy)?;
-                        serde_struct::optional_entry(&mut state, "importPolicy", self.import_policy.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "from", self.from.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "retry", self.retry.as_ref())?;
-                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        'entries: {
+                            if state.entry("name", &self.name) {
+                                break 'entries;
+                            }
+                            if state.entry("policy", &self.policy) {
+                                break 'entries;
+                            }
+                            if state.optional("importPolicy", self.import_policy.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("from", self.from.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("retry", self.retry.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.extra(&self.unknown_fields) {
+                                break 'entries;
+                            }
+                        }
                         state.end()
                     }
                 }
@@ -689,8 +717,6 @@ pub mod com {
                 impl ::serde::Serialize for TagRetry {
                     #[allow(clippy::too_many_lines)]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeMap as _;
-                        use ::kubeforge_runtime::serde_struct;
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
@@ -698,9 +724,15 @@ pub mod com {
                             len += usize::from(self.limit.is_some());
                             Some(len)
                         };
-                        let mut state = serializer.serialize_map(len)?;
-                        serde_struct::optional_entry(&mut state, "limit", self.limit.as_ref())?;
-                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        'entries: {
+                            if state.optional("limit", self.limit.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.extra(&self.unknown_fields) {
+                                break 'entries;
+                            }
+                        }
                         state.end()
                     }
                 }

@@ -101,8 +101,6 @@ pub mod com {
                 impl ::serde::Serialize for Gadget {
                     #[allow(clippy::too_many_lines)]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeMap as _;
-                        use ::kubeforge_runtime::serde_struct;
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
@@ -112,17 +110,24 @@ pub mod com {
                             len += usize::from(self.metadata.is_some());
                             Some(len)
                         };
-                        let mut state = serializer.serialize_map(len)?;
-                        serde_struct::entry_if(
-                            &mut state,
-                            "apiVersion",
-                            &self.api_version,
-                            self.api_version.is_present(),
-                        )?;
-                        serde_struct::entry_if(&mut state, "kind", &self.kind, self.kind.is_present())?;
-                        serde_struct::optional_entry(&mut state, "metadata", self.metadata.as_ref())?;
-                        state.serialize_entry("spec", &self.spec)?;
-                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        'entries: {
+                            if state.entry_if("apiVersion", &self.api_version, self.api_version.is_present()) {
+                                break 'entries;
+                            }
+                            if state.entry_if("kind", &self.kind, self.kind.is_present()) {
+                                break 'entries;
+                            }
+                            if state.optional("metadata", self.metadata.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.entry("spec", &self.spec) {
+                                break 'entries;
+                            }
+                            if state.extra(&self.unknown_fields) {
+                                break 'entries;
+                            }
+                        }
                         state.end()
                     }
                 }
@@ -347,8 +352,6 @@ pub mod com {
                 impl ::serde::Serialize for GadgetSpec {
                     #[allow(clippy::too_many_lines)]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeMap as _;
-                        use ::kubeforge_runtime::serde_struct;
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
@@ -356,10 +359,18 @@ pub mod com {
                             len += usize::from(self.color.is_some());
                             Some(len)
                         };
-                        let mut state = serializer.serialize_map(len)?;
-                        state.serialize_entry("size", &self.size)?;
-                        serde_struct::optional_entry(&mut state, "color", self.color.as_ref())?;
-                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        'entries: {
+                            if state.entry("size", &self.size) {
+                                break 'entries;
+                            }
+                            if state.optional("color", self.color.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.extra(&self.unknown_fields) {
+                                break 'entries;
+                            }
+                        }
                         state.end()
                     }
                 }
@@ -495,8 +506,6 @@ pub mod com {
                 impl ::serde::Serialize for GadgetList {
                     #[allow(clippy::too_many_lines)]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeMap as _;
-                        use ::kubeforge_runtime::serde_struct;
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
@@ -506,17 +515,24 @@ pub mod com {
                             len += usize::from(self.metadata.is_some());
                             Some(len)
                         };
-                        let mut state = serializer.serialize_map(len)?;
-                        serde_struct::entry_if(
-                            &mut state,
-                            "apiVersion",
-                            &self.api_version,
-                            self.api_version.is_present(),
-                        )?;
-                        state.serialize_entry("items", &self.items)?;
-                        serde_struct::entry_if(&mut state, "kind", &self.kind, self.kind.is_present())?;
-                        serde_struct::optional_entry(&mut state, "metadata", self.metadata.as_ref())?;
-                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        'entries: {
+                            if state.entry_if("apiVersion", &self.api_version, self.api_version.is_present()) {
+                                break 'entries;
+                            }
+                            if state.entry("items", &self.items) {
+                                break 'entries;
+                            }
+                            if state.entry_if("kind", &self.kind, self.kind.is_present()) {
+                                break 'entries;
+                            }
+                            if state.optional("metadata", self.metadata.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.extra(&self.unknown_fields) {
+                                break 'entries;
+                            }
+                        }
                         state.end()
                     }
                 }
@@ -715,8 +731,6 @@ pub mod com {
                 impl ::serde::Serialize for Gizmo {
                     #[allow(clippy::too_many_lines)]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeMap as _;
-                        use ::kubeforge_runtime::serde_struct;
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
@@ -725,17 +739,24 @@ pub mod com {
                             len += usize::from(self.kind.is_present());
                             Some(len)
                         };
-                        let mut state = serializer.serialize_map(len)?;
-                        serde_struct::entry_if(
-                            &mut state,
-                            "apiVersion",
-                            &self.api_version,
-                            self.api_version.is_present(),
-                        )?;
-                        serde_struct::entry_if(&mut state, "kind", &self.kind, self.kind.is_present())?;
-                        state.serialize_entry("metadata", &self.metadata)?;
-                        state.serialize_entry("name", &self.name)?;
-                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        'entries: {
+                            if state.entry_if("apiVersion", &self.api_version, self.api_version.is_present()) {
+                                break 'entries;
+                            }
+                            if state.entry_if("kind", &self.kind, self.kind.is_present()) {
+                                break 'entries;
+                            }
+                            if state.entry("metadata", &self.metadata) {
+                                break 'entries;
+                            }
+                            if state.entry("name", &self.name) {
+                                break 'entries;
+                            }
+                            if state.extra(&self.unknown_fields) {
+                                break 'entries;
+                            }
+                        }
                         state.end()
                     }
                 }

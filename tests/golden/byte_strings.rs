@@ -67,8 +67,6 @@ pub mod io {
                 impl ::serde::Serialize for Secretish {
                     #[allow(clippy::too_many_lines)]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeMap as _;
-                        use ::kubeforge_runtime::serde_struct;
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
@@ -78,12 +76,24 @@ pub mod io {
                             len += usize::from(self.string_data.is_some());
                             Some(len)
                         };
-                        let mut state = serializer.serialize_map(len)?;
-                        state.serialize_entry("checksum", &self.checksum)?;
-                        serde_struct::optional_entry(&mut state, "data", self.data.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "chunks", self.chunks.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "stringData", self.string_data.as_ref())?;
-                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        'entries: {
+                            if state.entry("checksum", &self.checksum) {
+                                break 'entries;
+                            }
+                            if state.optional("data", self.data.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("chunks", self.chunks.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("stringData", self.string_data.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.extra(&self.unknown_fields) {
+                                break 'entries;
+                            }
+                        }
                         state.end()
                     }
                 }

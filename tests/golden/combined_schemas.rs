@@ -72,8 +72,6 @@ pub mod io {
                 impl ::serde::Serialize for Base {
                     #[allow(clippy::too_many_lines)]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeMap as _;
-                        use ::kubeforge_runtime::serde_struct;
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
@@ -81,10 +79,18 @@ pub mod io {
                             len += usize::from(self.size.is_some());
                             Some(len)
                         };
-                        let mut state = serializer.serialize_map(len)?;
-                        state.serialize_entry("name", &self.name)?;
-                        serde_struct::optional_entry(&mut state, "size", self.size.as_ref())?;
-                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        'entries: {
+                            if state.entry("name", &self.name) {
+                                break 'entries;
+                            }
+                            if state.optional("size", self.size.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.extra(&self.unknown_fields) {
+                                break 'entries;
+                            }
+                        }
                         state.end()
                     }
                 }
@@ -228,8 +234,6 @@ pub mod io {
                 impl ::serde::Serialize for Holder {
                     #[allow(clippy::too_many_lines)]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeMap as _;
-                        use ::kubeforge_runtime::serde_struct;
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
@@ -246,18 +250,42 @@ pub mod io {
                             len += usize::from(self.ambiguous.is_some());
                             Some(len)
                         };
-                        let mut state = serializer.serialize_map(len)?;
-                        serde_struct::optional_entry(&mut state, "extended", self.extended.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "either", self.either.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "exclusive", self.exclusive.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "mixed", self.mixed.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "conflict", self.conflict.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "constrained", self.constrained.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "refined", self.refined.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "scalarOrList", self.scalar_or_list.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "weightOrFlag", self.weight_or_flag.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "ambiguous", self.ambiguous.as_ref())?;
-                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        'entries: {
+                            if state.optional("extended", self.extended.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("either", self.either.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("exclusive", self.exclusive.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("mixed", self.mixed.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("conflict", self.conflict.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("constrained", self.constrained.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("refined", self.refined.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("scalarOrList", self.scalar_or_list.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("weightOrFlag", self.weight_or_flag.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("ambiguous", self.ambiguous.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.extra(&self.unknown_fields) {
+                                break 'entries;
+                            }
+                        }
                         state.end()
                     }
                 }
@@ -524,8 +552,6 @@ pub mod io {
                 impl ::serde::Serialize for HolderExtended {
                     #[allow(clippy::too_many_lines)]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeMap as _;
-                        use ::kubeforge_runtime::serde_struct;
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
@@ -534,11 +560,21 @@ pub mod io {
                             len += usize::from(self.more.is_some());
                             Some(len)
                         };
-                        let mut state = serializer.serialize_map(len)?;
-                        state.serialize_entry("name", &self.name)?;
-                        serde_struct::optional_entry(&mut state, "size", self.size.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "more", self.more.as_ref())?;
-                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        'entries: {
+                            if state.entry("name", &self.name) {
+                                break 'entries;
+                            }
+                            if state.optional("size", self.size.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("more", self.more.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.extra(&self.unknown_fields) {
+                                break 'entries;
+                            }
+                        }
                         state.end()
                     }
                 }
@@ -690,8 +726,6 @@ pub mod io {
                 impl ::serde::Serialize for HolderEither {
                     #[allow(clippy::too_many_lines)]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeMap as _;
-                        use ::kubeforge_runtime::serde_struct;
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
@@ -701,11 +735,21 @@ pub mod io {
                             len += usize::from(self.url.is_some());
                             Some(len)
                         };
-                        let mut state = serializer.serialize_map(len)?;
-                        serde_struct::optional_entry(&mut state, "name", self.name.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "size", self.size.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "url", self.url.as_ref())?;
-                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        'entries: {
+                            if state.optional("name", self.name.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("size", self.size.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("url", self.url.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.extra(&self.unknown_fields) {
+                                break 'entries;
+                            }
+                        }
                         state.end()
                     }
                 }
@@ -822,8 +866,6 @@ pub mod io {
                 impl ::serde::Serialize for HolderExclusive {
                     #[allow(clippy::too_many_lines)]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeMap as _;
-                        use ::kubeforge_runtime::serde_struct;
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
@@ -832,10 +874,18 @@ pub mod io {
                             len += usize::from(self.b.is_some());
                             Some(len)
                         };
-                        let mut state = serializer.serialize_map(len)?;
-                        serde_struct::optional_entry(&mut state, "a", self.a.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "b", self.b.as_ref())?;
-                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        'entries: {
+                            if state.optional("a", self.a.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("b", self.b.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.extra(&self.unknown_fields) {
+                                break 'entries;
+                            }
+                        }
                         state.end()
                     }
                 }
@@ -990,8 +1040,6 @@ pub mod io {
                 impl ::serde::Serialize for HolderMixedObject {
                     #[allow(clippy::too_many_lines)]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeMap as _;
-                        use ::kubeforge_runtime::serde_struct;
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
@@ -999,9 +1047,15 @@ pub mod io {
                             len += usize::from(self.x.is_some());
                             Some(len)
                         };
-                        let mut state = serializer.serialize_map(len)?;
-                        serde_struct::optional_entry(&mut state, "x", self.x.as_ref())?;
-                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        'entries: {
+                            if state.optional("x", self.x.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.extra(&self.unknown_fields) {
+                                break 'entries;
+                            }
+                        }
                         state.end()
                     }
                 }
@@ -1095,12 +1149,16 @@ pub mod io {
                 impl ::serde::Serialize for HolderRefined {
                     #[allow(clippy::too_many_lines)]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeMap as _;
-                        use ::kubeforge_runtime::serde_struct;
                         let len = 1 + self.unknown_fields.len();
-                        let mut state = serializer.serialize_map(Some(len))?;
-                        state.serialize_entry("url", &self.url)?;
-                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(Some(len))?);
+                        'entries: {
+                            if state.entry("url", &self.url) {
+                                break 'entries;
+                            }
+                            if state.extra(&self.unknown_fields) {
+                                break 'entries;
+                            }
+                        }
                         state.end()
                     }
                 }
@@ -1336,8 +1394,6 @@ pub mod io {
                 impl ::serde::Serialize for Merged {
                     #[allow(clippy::too_many_lines)]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeMap as _;
-                        use ::kubeforge_runtime::serde_struct;
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
@@ -1345,11 +1401,21 @@ pub mod io {
                             len += usize::from(self.size.is_some());
                             Some(len)
                         };
-                        let mut state = serializer.serialize_map(len)?;
-                        state.serialize_entry("name", &self.name)?;
-                        serde_struct::optional_entry(&mut state, "size", self.size.as_ref())?;
-                        state.serialize_entry("extra", &self.extra)?;
-                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        'entries: {
+                            if state.entry("name", &self.name) {
+                                break 'entries;
+                            }
+                            if state.optional("size", self.size.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.entry("extra", &self.extra) {
+                                break 'entries;
+                            }
+                            if state.extra(&self.unknown_fields) {
+                                break 'entries;
+                            }
+                        }
                         state.end()
                     }
                 }
@@ -1482,8 +1548,6 @@ pub mod io {
                 impl ::serde::Serialize for Other {
                     #[allow(clippy::too_many_lines)]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeMap as _;
-                        use ::kubeforge_runtime::serde_struct;
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
@@ -1491,9 +1555,15 @@ pub mod io {
                             len += usize::from(self.url.is_some());
                             Some(len)
                         };
-                        let mut state = serializer.serialize_map(len)?;
-                        serde_struct::optional_entry(&mut state, "url", self.url.as_ref())?;
-                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        'entries: {
+                            if state.optional("url", self.url.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.extra(&self.unknown_fields) {
+                                break 'entries;
+                            }
+                        }
                         state.end()
                     }
                 }

@@ -100,8 +100,6 @@ pub mod io {
                 impl ::serde::Serialize for Workflow {
                     #[allow(clippy::too_many_lines)]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeMap as _;
-                        use ::kubeforge_runtime::serde_struct;
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
@@ -113,18 +111,27 @@ pub mod io {
                             len += usize::from(self.kind.is_present());
                             Some(len)
                         };
-                        let mut state = serializer.serialize_map(len)?;
-                        serde_struct::optional_entry(&mut state, "spec", self.spec.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "status", self.status.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "metadata", self.metadata.as_ref())?;
-                        serde_struct::entry_if(
-                            &mut state,
-                            "apiVersion",
-                            &self.api_version,
-                            self.api_version.is_present(),
-                        )?;
-                        serde_struct::entry_if(&mut state, "kind", &self.kind, self.kind.is_present())?;
-                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        'entries: {
+                            if state.optional("spec", self.spec.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("status", self.status.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("metadata", self.metadata.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.entry_if("apiVersion", &self.api_version, self.api_version.is_present()) {
+                                break 'entries;
+                            }
+                            if state.entry_if("kind", &self.kind, self.kind.is_present()) {
+                                break 'entries;
+                            }
+                            if state.extra(&self.unknown_fields) {
+                                break 'entries;
+                            }
+                        }
                         state.end()
                     }
                 }
@@ -880,8 +887,6 @@ pub mod io {
                 impl ::serde::Serialize for WorkflowSpec {
                     #[allow(clippy::too_many_lines)]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeMap as _;
-                        use ::kubeforge_runtime::serde_struct;
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
@@ -889,9 +894,15 @@ pub mod io {
                             len += usize::from(self.entrypoint.is_some());
                             Some(len)
                         };
-                        let mut state = serializer.serialize_map(len)?;
-                        serde_struct::optional_entry(&mut state, "entrypoint", self.entrypoint.as_ref())?;
-                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        'entries: {
+                            if state.optional("entrypoint", self.entrypoint.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.extra(&self.unknown_fields) {
+                                break 'entries;
+                            }
+                        }
                         state.end()
                     }
                 }
@@ -1008,8 +1019,6 @@ pub mod io {
                 impl ::serde::Serialize for WorkflowList {
                     #[allow(clippy::too_many_lines)]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeMap as _;
-                        use ::kubeforge_runtime::serde_struct;
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
@@ -1019,17 +1028,24 @@ pub mod io {
                             len += usize::from(self.metadata.is_some());
                             Some(len)
                         };
-                        let mut state = serializer.serialize_map(len)?;
-                        serde_struct::entry_if(
-                            &mut state,
-                            "apiVersion",
-                            &self.api_version,
-                            self.api_version.is_present(),
-                        )?;
-                        state.serialize_entry("items", &self.items)?;
-                        serde_struct::entry_if(&mut state, "kind", &self.kind, self.kind.is_present())?;
-                        serde_struct::optional_entry(&mut state, "metadata", self.metadata.as_ref())?;
-                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        'entries: {
+                            if state.entry_if("apiVersion", &self.api_version, self.api_version.is_present()) {
+                                break 'entries;
+                            }
+                            if state.entry("items", &self.items) {
+                                break 'entries;
+                            }
+                            if state.entry_if("kind", &self.kind, self.kind.is_present()) {
+                                break 'entries;
+                            }
+                            if state.optional("metadata", self.metadata.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.extra(&self.unknown_fields) {
+                                break 'entries;
+                            }
+                        }
                         state.end()
                     }
                 }
@@ -1243,8 +1259,6 @@ pub mod io {
                 impl ::serde::Serialize for Workflow {
                     #[allow(clippy::too_many_lines)]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeMap as _;
-                        use ::kubeforge_runtime::serde_struct;
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
@@ -1254,16 +1268,21 @@ pub mod io {
                             len += usize::from(self.kind.is_present());
                             Some(len)
                         };
-                        let mut state = serializer.serialize_map(len)?;
-                        serde_struct::optional_entry(&mut state, "metadata", self.metadata.as_ref())?;
-                        serde_struct::entry_if(
-                            &mut state,
-                            "apiVersion",
-                            &self.api_version,
-                            self.api_version.is_present(),
-                        )?;
-                        serde_struct::entry_if(&mut state, "kind", &self.kind, self.kind.is_present())?;
-                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        'entries: {
+                            if state.optional("metadata", self.metadata.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.entry_if("apiVersion", &self.api_version, self.api_version.is_present()) {
+                                break 'entries;
+                            }
+                            if state.entry_if("kind", &self.kind, self.kind.is_present()) {
+                                break 'entries;
+                            }
+                            if state.extra(&self.unknown_fields) {
+                                break 'entries;
+                            }
+                        }
                         state.end()
                     }
                 }
@@ -2005,8 +2024,6 @@ pub mod io {
                 impl ::serde::Serialize for WorkflowList {
                     #[allow(clippy::too_many_lines)]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeMap as _;
-                        use ::kubeforge_runtime::serde_struct;
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
@@ -2016,17 +2033,24 @@ pub mod io {
                             len += usize::from(self.metadata.is_some());
                             Some(len)
                         };
-                        let mut state = serializer.serialize_map(len)?;
-                        serde_struct::entry_if(
-                            &mut state,
-                            "apiVersion",
-                            &self.api_version,
-                            self.api_version.is_present(),
-                        )?;
-                        state.serialize_entry("items", &self.items)?;
-                        serde_struct::entry_if(&mut state, "kind", &self.kind, self.kind.is_present())?;
-                        serde_struct::optional_entry(&mut state, "metadata", self.metadata.as_ref())?;
-                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        'entries: {
+                            if state.entry_if("apiVersion", &self.api_version, self.api_version.is_present()) {
+                                break 'entries;
+                            }
+                            if state.entry("items", &self.items) {
+                                break 'entries;
+                            }
+                            if state.entry_if("kind", &self.kind, self.kind.is_present()) {
+                                break 'entries;
+                            }
+                            if state.optional("metadata", self.metadata.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.extra(&self.unknown_fields) {
+                                break 'entries;
+                            }
+                        }
                         state.end()
                     }
                 }

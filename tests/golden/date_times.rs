@@ -77,8 +77,6 @@ pub mod io {
                 impl ::serde::Serialize for Condition {
                     #[allow(clippy::too_many_lines)]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeMap as _;
-                        use ::kubeforge_runtime::serde_struct;
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
@@ -87,11 +85,21 @@ pub mod io {
                             len += usize::from(self.created.is_some());
                             Some(len)
                         };
-                        let mut state = serializer.serialize_map(len)?;
-                        state.serialize_entry("lastTransitionTime", &self.last_transition_time)?;
-                        serde_struct::optional_entry(&mut state, "observed", self.observed.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "created", self.created.as_ref())?;
-                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        'entries: {
+                            if state.entry("lastTransitionTime", &self.last_transition_time) {
+                                break 'entries;
+                            }
+                            if state.optional("observed", self.observed.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("created", self.created.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.extra(&self.unknown_fields) {
+                                break 'entries;
+                            }
+                        }
                         state.end()
                     }
                 }

@@ -141,8 +141,6 @@ pub mod io {
                 impl ::serde::Serialize for Policy {
                     #[allow(clippy::too_many_lines)]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeMap as _;
-                        use ::kubeforge_runtime::serde_struct;
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
@@ -153,13 +151,27 @@ pub mod io {
                             len += usize::from(self.count.is_some());
                             Some(len)
                         };
-                        let mut state = serializer.serialize_map(len)?;
-                        state.serialize_entry("restartPolicy", &self.restart_policy)?;
-                        serde_struct::optional_entry(&mut state, "odd", self.odd.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "modes", self.modes.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "level", self.level.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "count", self.count.as_ref())?;
-                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        'entries: {
+                            if state.entry("restartPolicy", &self.restart_policy) {
+                                break 'entries;
+                            }
+                            if state.optional("odd", self.odd.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("modes", self.modes.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("level", self.level.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("count", self.count.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.extra(&self.unknown_fields) {
+                                break 'entries;
+                            }
+                        }
                         state.end()
                     }
                 }

@@ -68,12 +68,16 @@ pub mod io {
                 impl ::serde::Serialize for Annotated {
                     #[allow(clippy::too_many_lines)]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeMap as _;
-                        use ::kubeforge_runtime::serde_struct;
                         let len = 1 + self.additional_properties.len();
-                        let mut state = serializer.serialize_map(Some(len))?;
-                        state.serialize_entry("name", &self.name)?;
-                        serde_struct::extra_entries(&mut state, &self.additional_properties)?;
+                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(Some(len))?);
+                        'entries: {
+                            if state.entry("name", &self.name) {
+                                break 'entries;
+                            }
+                            if state.extra(&self.additional_properties) {
+                                break 'entries;
+                            }
+                        }
                         state.end()
                     }
                 }
@@ -190,8 +194,6 @@ pub mod io {
                 impl ::serde::Serialize for Clash {
                     #[allow(clippy::too_many_lines)]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeMap as _;
-                        use ::kubeforge_runtime::serde_struct;
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
@@ -200,14 +202,18 @@ pub mod io {
                             len += usize::from(self.unknown_fields.is_some());
                             Some(len)
                         };
-                        let mut state = serializer.serialize_map(len)?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "additional_properties",
-                            self.additional_properties.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(&mut state, "unknownFields", self.unknown_fields.as_ref())?;
-                        serde_struct::extra_entries(&mut state, &self.additional_properties_2)?;
+                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        'entries: {
+                            if state.optional("additional_properties", self.additional_properties.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("unknownFields", self.unknown_fields.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.extra(&self.additional_properties_2) {
+                                break 'entries;
+                            }
+                        }
                         state.end()
                     }
                 }
@@ -328,8 +334,6 @@ pub mod io {
                 impl ::serde::Serialize for Open {
                     #[allow(clippy::too_many_lines)]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeMap as _;
-                        use ::kubeforge_runtime::serde_struct;
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
@@ -337,9 +341,15 @@ pub mod io {
                             len += usize::from(self.name.is_some());
                             Some(len)
                         };
-                        let mut state = serializer.serialize_map(len)?;
-                        serde_struct::optional_entry(&mut state, "name", self.name.as_ref())?;
-                        serde_struct::extra_entries(&mut state, &self.additional_properties)?;
+                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        'entries: {
+                            if state.optional("name", self.name.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.extra(&self.additional_properties) {
+                                break 'entries;
+                            }
+                        }
                         state.end()
                     }
                 }
@@ -438,8 +448,6 @@ pub mod io {
                 impl ::serde::Serialize for Patterned {
                     #[allow(clippy::too_many_lines)]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeMap as _;
-                        use ::kubeforge_runtime::serde_struct;
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
@@ -447,9 +455,15 @@ pub mod io {
                             len += usize::from(self.name.is_some());
                             Some(len)
                         };
-                        let mut state = serializer.serialize_map(len)?;
-                        serde_struct::optional_entry(&mut state, "name", self.name.as_ref())?;
-                        serde_struct::extra_entries(&mut state, &self.additional_properties)?;
+                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        'entries: {
+                            if state.optional("name", self.name.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.extra(&self.additional_properties) {
+                                break 'entries;
+                            }
+                        }
                         state.end()
                     }
                 }
@@ -550,8 +564,6 @@ pub mod io {
                 impl ::serde::Serialize for PatternedLoose {
                     #[allow(clippy::too_many_lines)]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeMap as _;
-                        use ::kubeforge_runtime::serde_struct;
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
@@ -559,9 +571,15 @@ pub mod io {
                             len += usize::from(self.name.is_some());
                             Some(len)
                         };
-                        let mut state = serializer.serialize_map(len)?;
-                        serde_struct::optional_entry(&mut state, "name", self.name.as_ref())?;
-                        serde_struct::extra_entries(&mut state, &self.additional_properties)?;
+                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        'entries: {
+                            if state.optional("name", self.name.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.extra(&self.additional_properties) {
+                                break 'entries;
+                            }
+                        }
                         state.end()
                     }
                 }
@@ -668,8 +686,6 @@ pub mod io {
                 impl ::serde::Serialize for Release {
                     #[allow(clippy::too_many_lines)]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeMap as _;
-                        use ::kubeforge_runtime::serde_struct;
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
@@ -678,10 +694,18 @@ pub mod io {
                             len += usize::from(self.values.is_some());
                             Some(len)
                         };
-                        let mut state = serializer.serialize_map(len)?;
-                        serde_struct::optional_entry(&mut state, "chart", self.chart.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "values", self.values.as_ref())?;
-                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        'entries: {
+                            if state.optional("chart", self.chart.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("values", self.values.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.extra(&self.unknown_fields) {
+                                break 'entries;
+                            }
+                        }
                         state.end()
                     }
                 }
@@ -793,8 +817,6 @@ pub mod io {
                 impl ::serde::Serialize for ReleaseValues {
                     #[allow(clippy::too_many_lines)]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeMap as _;
-                        use ::kubeforge_runtime::serde_struct;
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
@@ -802,9 +824,15 @@ pub mod io {
                             len += usize::from(self.replica_count.is_some());
                             Some(len)
                         };
-                        let mut state = serializer.serialize_map(len)?;
-                        serde_struct::optional_entry(&mut state, "replicaCount", self.replica_count.as_ref())?;
-                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        'entries: {
+                            if state.optional("replicaCount", self.replica_count.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.extra(&self.unknown_fields) {
+                                break 'entries;
+                            }
+                        }
                         state.end()
                     }
                 }

@@ -79,8 +79,6 @@ pub mod io {
                 impl ::serde::Serialize for Port {
                     #[allow(clippy::too_many_lines)]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeMap as _;
-                        use ::kubeforge_runtime::serde_struct;
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
@@ -90,12 +88,24 @@ pub mod io {
                             len += usize::from(self.either.is_some());
                             Some(len)
                         };
-                        let mut state = serializer.serialize_map(len)?;
-                        state.serialize_entry("target", &self.target)?;
-                        serde_struct::optional_entry(&mut state, "maxSurge", self.max_surge.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "maxUnavailable", self.max_unavailable.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "either", self.either.as_ref())?;
-                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        'entries: {
+                            if state.entry("target", &self.target) {
+                                break 'entries;
+                            }
+                            if state.optional("maxSurge", self.max_surge.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("maxUnavailable", self.max_unavailable.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("either", self.either.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.extra(&self.unknown_fields) {
+                                break 'entries;
+                            }
+                        }
                         state.end()
                     }
                 }

@@ -68,8 +68,6 @@ pub mod io {
                 impl ::serde::Serialize for Counters {
                     #[allow(clippy::too_many_lines)]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeMap as _;
-                        use ::kubeforge_runtime::serde_struct;
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
@@ -81,14 +79,30 @@ pub mod io {
                             len += usize::from(self.sizes.is_some());
                             Some(len)
                         };
-                        let mut state = serializer.serialize_map(len)?;
-                        state.serialize_entry("bytes", &self.bytes)?;
-                        serde_struct::optional_entry(&mut state, "small", self.small.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "count", self.count.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "total", self.total.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "plain", self.plain.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "sizes", self.sizes.as_ref())?;
-                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        'entries: {
+                            if state.entry("bytes", &self.bytes) {
+                                break 'entries;
+                            }
+                            if state.optional("small", self.small.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("count", self.count.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("total", self.total.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("plain", self.plain.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("sizes", self.sizes.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.extra(&self.unknown_fields) {
+                                break 'entries;
+                            }
+                        }
                         state.end()
                     }
                 }

@@ -65,8 +65,6 @@ pub mod io {
                     impl ::serde::Serialize for Option_ {
                         #[allow(clippy::too_many_lines)]
                         fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                            use ::serde::ser::SerializeMap as _;
-                            use ::kubeforge_runtime::serde_struct;
                             let len = if serializer.is_human_readable() {
                                 None
                             } else {
@@ -74,9 +72,15 @@ pub mod io {
                                 len += usize::from(self.value.is_some());
                                 Some(len)
                             };
-                            let mut state = serializer.serialize_map(len)?;
-                            serde_struct::optional_entry(&mut state, "value", self.value.as_ref())?;
-                            serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+                            let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                            'entries: {
+                                if state.optional("value", self.value.as_ref()) {
+                                    break 'entries;
+                                }
+                                if state.extra(&self.unknown_fields) {
+                                    break 'entries;
+                                }
+                            }
                             state.end()
                         }
                     }
@@ -196,8 +200,6 @@ pub mod io {
                 impl ::serde::Serialize for Keywords {
                     #[allow(clippy::too_many_lines)]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeMap as _;
-                        use ::kubeforge_runtime::serde_struct;
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
@@ -217,30 +219,54 @@ pub mod io {
                             len += usize::from(self.x_kubernetes_list_type.is_some());
                             Some(len)
                         };
-                        let mut state = serializer.serialize_map(len)?;
-                        serde_struct::optional_entry(&mut state, "$ref", self.ref_.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "$schema", self.schema.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "1stPlace", self._1st_place.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "async", self.async_.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "continue", self.continue_.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "crate", self.crate_.as_ref())?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "dash-separated-name",
-                            self.dash_separated_name.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(&mut state, "externalIPs", self.external_ips.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "fooBar", self.foo_bar_2.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "foo_bar", self.foo_bar.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "ref", self.ref_2.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "self", self.self_.as_ref())?;
-                        state.serialize_entry("type", &self.type_)?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "x-kubernetes-list-type",
-                            self.x_kubernetes_list_type.as_ref(),
-                        )?;
-                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        'entries: {
+                            if state.optional("$ref", self.ref_.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("$schema", self.schema.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("1stPlace", self._1st_place.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("async", self.async_.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("continue", self.continue_.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("crate", self.crate_.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("dash-separated-name", self.dash_separated_name.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("externalIPs", self.external_ips.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("fooBar", self.foo_bar_2.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("foo_bar", self.foo_bar.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("ref", self.ref_2.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("self", self.self_.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.entry("type", &self.type_) {
+                                break 'entries;
+                            }
+                            if state.optional("x-kubernetes-list-type", self.x_kubernetes_list_type.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.extra(&self.unknown_fields) {
+                                break 'entries;
+                            }
+                        }
                         state.end()
                     }
                 }
@@ -570,8 +596,6 @@ pub mod io {
                 impl ::serde::Serialize for Type {
                     #[allow(clippy::too_many_lines)]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeMap as _;
-                        use ::kubeforge_runtime::serde_struct;
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
@@ -579,9 +603,15 @@ pub mod io {
                             len += usize::from(self.self_.is_some());
                             Some(len)
                         };
-                        let mut state = serializer.serialize_map(len)?;
-                        serde_struct::optional_entry(&mut state, "Self", self.self_.as_ref())?;
-                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        'entries: {
+                            if state.optional("Self", self.self_.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.extra(&self.unknown_fields) {
+                                break 'entries;
+                            }
+                        }
                         state.end()
                     }
                 }

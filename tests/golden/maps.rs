@@ -89,8 +89,6 @@ pub mod io {
                 impl ::serde::Serialize for Maps {
                     #[allow(clippy::too_many_lines)]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeMap as _;
-                        use ::kubeforge_runtime::serde_struct;
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
@@ -104,16 +102,36 @@ pub mod io {
                             len += usize::from(self.untyped.is_some());
                             Some(len)
                         };
-                        let mut state = serializer.serialize_map(len)?;
-                        state.serialize_entry("labels", &self.labels)?;
-                        serde_struct::optional_entry(&mut state, "limits", self.limits.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "groups", self.groups.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "nested", self.nested.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "anything", self.anything.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "free", self.free.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "preserved", self.preserved.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "untyped", self.untyped.as_ref())?;
-                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        'entries: {
+                            if state.entry("labels", &self.labels) {
+                                break 'entries;
+                            }
+                            if state.optional("limits", self.limits.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("groups", self.groups.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("nested", self.nested.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("anything", self.anything.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("free", self.free.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("preserved", self.preserved.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("untyped", self.untyped.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.extra(&self.unknown_fields) {
+                                break 'entries;
+                            }
+                        }
                         state.end()
                     }
                 }

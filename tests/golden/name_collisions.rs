@@ -70,8 +70,6 @@ pub mod io {
                 impl ::serde::Serialize for Widget {
                     #[allow(clippy::too_many_lines)]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeMap as _;
-                        use ::kubeforge_runtime::serde_struct;
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
@@ -82,12 +80,24 @@ pub mod io {
                             len += usize::from(self.name_2.is_some());
                             Some(len)
                         };
-                        let mut state = serializer.serialize_map(len)?;
-                        serde_struct::optional_entry(&mut state, "spec", self.spec.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "Name", self.name_3.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "name", self.name.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "NAME", self.name_2.as_ref())?;
-                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        'entries: {
+                            if state.optional("spec", self.spec.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("Name", self.name_3.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("name", self.name.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("NAME", self.name_2.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.extra(&self.unknown_fields) {
+                                break 'entries;
+                            }
+                        }
                         state.end()
                     }
                 }
@@ -219,8 +229,6 @@ pub mod io {
                 impl ::serde::Serialize for WidgetSpec2 {
                     #[allow(clippy::too_many_lines)]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeMap as _;
-                        use ::kubeforge_runtime::serde_struct;
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
@@ -228,9 +236,15 @@ pub mod io {
                             len += usize::from(self.size.is_some());
                             Some(len)
                         };
-                        let mut state = serializer.serialize_map(len)?;
-                        serde_struct::optional_entry(&mut state, "size", self.size.as_ref())?;
-                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        'entries: {
+                            if state.optional("size", self.size.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.extra(&self.unknown_fields) {
+                                break 'entries;
+                            }
+                        }
                         state.end()
                     }
                 }
@@ -336,8 +350,6 @@ pub mod io {
                 impl ::serde::Serialize for Widget2 {
                     #[allow(clippy::too_many_lines)]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeMap as _;
-                        use ::kubeforge_runtime::serde_struct;
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
@@ -345,9 +357,15 @@ pub mod io {
                             len += usize::from(self.other.is_some());
                             Some(len)
                         };
-                        let mut state = serializer.serialize_map(len)?;
-                        serde_struct::optional_entry(&mut state, "other", self.other.as_ref())?;
-                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        'entries: {
+                            if state.optional("other", self.other.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.extra(&self.unknown_fields) {
+                                break 'entries;
+                            }
+                        }
                         state.end()
                     }
                 }
@@ -454,8 +472,6 @@ pub mod io {
                 impl ::serde::Serialize for WidgetSpec {
                     #[allow(clippy::too_many_lines)]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeMap as _;
-                        use ::kubeforge_runtime::serde_struct;
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
@@ -463,9 +479,15 @@ pub mod io {
                             len += usize::from(self.replicas.is_some());
                             Some(len)
                         };
-                        let mut state = serializer.serialize_map(len)?;
-                        serde_struct::optional_entry(&mut state, "replicas", self.replicas.as_ref())?;
-                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        'entries: {
+                            if state.optional("replicas", self.replicas.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.extra(&self.unknown_fields) {
+                                break 'entries;
+                            }
+                        }
                         state.end()
                     }
                 }
@@ -572,8 +594,6 @@ pub mod io {
                 impl ::serde::Serialize for Widget {
                     #[allow(clippy::too_many_lines)]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeMap as _;
-                        use ::kubeforge_runtime::serde_struct;
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
@@ -581,9 +601,15 @@ pub mod io {
                             len += usize::from(self.v1.is_some());
                             Some(len)
                         };
-                        let mut state = serializer.serialize_map(len)?;
-                        serde_struct::optional_entry(&mut state, "v1", self.v1.as_ref())?;
-                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        'entries: {
+                            if state.optional("v1", self.v1.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.extra(&self.unknown_fields) {
+                                break 'entries;
+                            }
+                        }
                         state.end()
                     }
                 }

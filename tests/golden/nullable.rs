@@ -63,8 +63,6 @@ pub mod io {
                 impl ::serde::Serialize for Child {
                     #[allow(clippy::too_many_lines)]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeMap as _;
-                        use ::kubeforge_runtime::serde_struct;
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
@@ -73,10 +71,18 @@ pub mod io {
                             len += usize::from(self.next.is_some());
                             Some(len)
                         };
-                        let mut state = serializer.serialize_map(len)?;
-                        serde_struct::optional_entry(&mut state, "a", self.a.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "next", self.next.as_ref())?;
-                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        'entries: {
+                            if state.optional("a", self.a.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("next", self.next.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.extra(&self.unknown_fields) {
+                                break 'entries;
+                            }
+                        }
                         state.end()
                     }
                 }
@@ -198,8 +204,6 @@ pub mod io {
                 impl ::serde::Serialize for Nullables {
                     #[allow(clippy::too_many_lines)]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeMap as _;
-                        use ::kubeforge_runtime::serde_struct;
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
@@ -214,18 +218,42 @@ pub mod io {
                             len += usize::from(self.plain.is_some());
                             Some(len)
                         };
-                        let mut state = serializer.serialize_map(len)?;
-                        state.serialize_entry("name", &self.name)?;
-                        state.serialize_entry("child", &self.child)?;
-                        serde_struct::optional_entry(&mut state, "note", self.note.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "count", self.count.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "parent", self.parent.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "mode", self.mode.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "tags", self.tags.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "labels", self.labels.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "scores", self.scores.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "plain", self.plain.as_ref())?;
-                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        'entries: {
+                            if state.entry("name", &self.name) {
+                                break 'entries;
+                            }
+                            if state.entry("child", &self.child) {
+                                break 'entries;
+                            }
+                            if state.optional("note", self.note.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("count", self.count.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("parent", self.parent.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("mode", self.mode.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("tags", self.tags.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("labels", self.labels.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("scores", self.scores.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("plain", self.plain.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.extra(&self.unknown_fields) {
+                                break 'entries;
+                            }
+                        }
                         state.end()
                     }
                 }

@@ -65,8 +65,6 @@ pub mod io {
                 impl ::serde::Serialize for Weights {
                     #[allow(clippy::too_many_lines)]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeMap as _;
-                        use ::kubeforge_runtime::serde_struct;
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
@@ -76,12 +74,24 @@ pub mod io {
                             len += usize::from(self.limits.is_some());
                             Some(len)
                         };
-                        let mut state = serializer.serialize_map(len)?;
-                        state.serialize_entry("factor", &self.factor)?;
-                        serde_struct::optional_entry(&mut state, "ratio", self.ratio.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "samples", self.samples.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "limits", self.limits.as_ref())?;
-                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        'entries: {
+                            if state.entry("factor", &self.factor) {
+                                break 'entries;
+                            }
+                            if state.optional("ratio", self.ratio.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("samples", self.samples.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("limits", self.limits.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.extra(&self.unknown_fields) {
+                                break 'entries;
+                            }
+                        }
                         state.end()
                     }
                 }

@@ -67,12 +67,16 @@ pub mod io {
                 impl ::serde::Serialize for Even {
                     #[allow(clippy::too_many_lines)]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeMap as _;
-                        use ::kubeforge_runtime::serde_struct;
                         let len = 1 + self.unknown_fields.len();
-                        let mut state = serializer.serialize_map(Some(len))?;
-                        state.serialize_entry("odd", &self.odd)?;
-                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(Some(len))?);
+                        'entries: {
+                            if state.entry("odd", &self.odd) {
+                                break 'entries;
+                            }
+                            if state.extra(&self.unknown_fields) {
+                                break 'entries;
+                            }
+                        }
                         state.end()
                     }
                 }
@@ -201,8 +205,6 @@ pub mod io {
                 impl ::serde::Serialize for Leaf {
                     #[allow(clippy::too_many_lines)]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeMap as _;
-                        use ::kubeforge_runtime::serde_struct;
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
@@ -210,9 +212,15 @@ pub mod io {
                             len += usize::from(self.name.is_some());
                             Some(len)
                         };
-                        let mut state = serializer.serialize_map(len)?;
-                        serde_struct::optional_entry(&mut state, "name", self.name.as_ref())?;
-                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        'entries: {
+                            if state.optional("name", self.name.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.extra(&self.unknown_fields) {
+                                break 'entries;
+                            }
+                        }
                         state.end()
                     }
                 }
@@ -317,8 +325,6 @@ pub mod io {
                 impl ::serde::Serialize for Node {
                     #[allow(clippy::too_many_lines)]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeMap as _;
-                        use ::kubeforge_runtime::serde_struct;
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
@@ -329,12 +335,24 @@ pub mod io {
                             len += usize::from(self.value.is_some());
                             Some(len)
                         };
-                        let mut state = serializer.serialize_map(len)?;
-                        serde_struct::optional_entry(&mut state, "children", self.children.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "next", self.next.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "byName", self.by_name.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "value", self.value.as_ref())?;
-                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        'entries: {
+                            if state.optional("children", self.children.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("next", self.next.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("byName", self.by_name.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("value", self.value.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.extra(&self.unknown_fields) {
+                                break 'entries;
+                            }
+                        }
                         state.end()
                     }
                 }
@@ -505,8 +523,6 @@ pub mod io {
                 impl ::serde::Serialize for Odd {
                     #[allow(clippy::too_many_lines)]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeMap as _;
-                        use ::kubeforge_runtime::serde_struct;
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
@@ -515,10 +531,18 @@ pub mod io {
                             len += usize::from(self.leaf.is_some());
                             Some(len)
                         };
-                        let mut state = serializer.serialize_map(len)?;
-                        serde_struct::optional_entry(&mut state, "even", self.even.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "leaf", self.leaf.as_ref())?;
-                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        'entries: {
+                            if state.optional("even", self.even.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("leaf", self.leaf.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.extra(&self.unknown_fields) {
+                                break 'entries;
+                            }
+                        }
                         state.end()
                     }
                 }
@@ -643,8 +667,6 @@ pub mod io {
                 impl ::serde::Serialize for Props {
                     #[allow(clippy::too_many_lines)]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeMap as _;
-                        use ::kubeforge_runtime::serde_struct;
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
@@ -654,11 +676,21 @@ pub mod io {
                             len += usize::from(self.properties.is_some());
                             Some(len)
                         };
-                        let mut state = serializer.serialize_map(len)?;
-                        serde_struct::optional_entry(&mut state, "not", self.not.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "items", self.items.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "properties", self.properties.as_ref())?;
-                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        'entries: {
+                            if state.optional("not", self.not.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("items", self.items.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("properties", self.properties.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.extra(&self.unknown_fields) {
+                                break 'entries;
+                            }
+                        }
                         state.end()
                     }
                 }

@@ -116,8 +116,6 @@ pub mod com {
                 impl ::serde::Serialize for Gadget {
                     #[allow(clippy::too_many_lines)]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeMap as _;
-                        use ::kubeforge_runtime::serde_struct;
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
@@ -127,17 +125,24 @@ pub mod com {
                             len += usize::from(self.metadata.is_some());
                             Some(len)
                         };
-                        let mut state = serializer.serialize_map(len)?;
-                        serde_struct::entry_if(
-                            &mut state,
-                            "apiVersion",
-                            &self.api_version,
-                            self.api_version.is_present(),
-                        )?;
-                        serde_struct::entry_if(&mut state, "kind", &self.kind, self.kind.is_present())?;
-                        serde_struct::optional_entry(&mut state, "metadata", self.metadata.as_ref())?;
-                        state.serialize_entry("spec", &self.spec)?;
-                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        'entries: {
+                            if state.entry_if("apiVersion", &self.api_version, self.api_version.is_present()) {
+                                break 'entries;
+                            }
+                            if state.entry_if("kind", &self.kind, self.kind.is_present()) {
+                                break 'entries;
+                            }
+                            if state.optional("metadata", self.metadata.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.entry("spec", &self.spec) {
+                                break 'entries;
+                            }
+                            if state.extra(&self.unknown_fields) {
+                                break 'entries;
+                            }
+                        }
                         state.end()
                     }
                 }
@@ -430,8 +435,6 @@ pub mod com {
                 impl ::serde::Serialize for GadgetSpec {
                     #[allow(clippy::too_many_lines)]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeMap as _;
-                        use ::kubeforge_runtime::serde_struct;
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
@@ -439,10 +442,18 @@ pub mod com {
                             len += usize::from(self.color.is_some());
                             Some(len)
                         };
-                        let mut state = serializer.serialize_map(len)?;
-                        state.serialize_entry("size", &self.size)?;
-                        serde_struct::optional_entry(&mut state, "color", self.color.as_ref())?;
-                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        'entries: {
+                            if state.entry("size", &self.size) {
+                                break 'entries;
+                            }
+                            if state.optional("color", self.color.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.extra(&self.unknown_fields) {
+                                break 'entries;
+                            }
+                        }
                         state.end()
                     }
                 }
@@ -577,8 +588,6 @@ pub mod com {
                 impl ::serde::Serialize for GadgetList {
                     #[allow(clippy::too_many_lines)]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeMap as _;
-                        use ::kubeforge_runtime::serde_struct;
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
@@ -588,17 +597,24 @@ pub mod com {
                             len += usize::from(self.metadata.is_some());
                             Some(len)
                         };
-                        let mut state = serializer.serialize_map(len)?;
-                        serde_struct::entry_if(
-                            &mut state,
-                            "apiVersion",
-                            &self.api_version,
-                            self.api_version.is_present(),
-                        )?;
-                        state.serialize_entry("items", &self.items)?;
-                        serde_struct::entry_if(&mut state, "kind", &self.kind, self.kind.is_present())?;
-                        serde_struct::optional_entry(&mut state, "metadata", self.metadata.as_ref())?;
-                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        'entries: {
+                            if state.entry_if("apiVersion", &self.api_version, self.api_version.is_present()) {
+                                break 'entries;
+                            }
+                            if state.entry("items", &self.items) {
+                                break 'entries;
+                            }
+                            if state.entry_if("kind", &self.kind, self.kind.is_present()) {
+                                break 'entries;
+                            }
+                            if state.optional("metadata", self.metadata.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.extra(&self.unknown_fields) {
+                                break 'entries;
+                            }
+                        }
                         state.end()
                     }
                 }
@@ -797,8 +813,6 @@ pub mod com {
                 impl ::serde::Serialize for Gizmo {
                     #[allow(clippy::too_many_lines)]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeMap as _;
-                        use ::kubeforge_runtime::serde_struct;
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
@@ -808,16 +822,21 @@ pub mod com {
                             len += usize::from(self.metadata.is_some());
                             Some(len)
                         };
-                        let mut state = serializer.serialize_map(len)?;
-                        serde_struct::entry_if(
-                            &mut state,
-                            "apiVersion",
-                            &self.api_version,
-                            self.api_version.is_present(),
-                        )?;
-                        serde_struct::entry_if(&mut state, "kind", &self.kind, self.kind.is_present())?;
-                        serde_struct::optional_entry(&mut state, "metadata", self.metadata.as_ref())?;
-                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        'entries: {
+                            if state.entry_if("apiVersion", &self.api_version, self.api_version.is_present()) {
+                                break 'entries;
+                            }
+                            if state.entry_if("kind", &self.kind, self.kind.is_present()) {
+                                break 'entries;
+                            }
+                            if state.optional("metadata", self.metadata.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.extra(&self.unknown_fields) {
+                                break 'entries;
+                            }
+                        }
                         state.end()
                     }
                 }
@@ -1016,8 +1035,6 @@ pub mod com {
                 impl ::serde::Serialize for Options {
                     #[allow(clippy::too_many_lines)]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeMap as _;
-                        use ::kubeforge_runtime::serde_struct;
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
@@ -1027,11 +1044,21 @@ pub mod com {
                             len += usize::from(self.dry_run.is_some());
                             Some(len)
                         };
-                        let mut state = serializer.serialize_map(len)?;
-                        serde_struct::optional_entry(&mut state, "apiVersion", self.api_version.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "kind", self.kind.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "dryRun", self.dry_run.as_ref())?;
-                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        'entries: {
+                            if state.optional("apiVersion", self.api_version.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("kind", self.kind.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("dryRun", self.dry_run.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.extra(&self.unknown_fields) {
+                                break 'entries;
+                            }
+                        }
                         state.end()
                     }
                 }

@@ -106,8 +106,6 @@ pub mod io {
                 impl ::serde::Serialize for Relay {
                     #[allow(clippy::too_many_lines)]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeMap as _;
-                        use ::kubeforge_runtime::serde_struct;
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
@@ -119,18 +117,27 @@ pub mod io {
                             len += usize::from(self.kind.is_present());
                             Some(len)
                         };
-                        let mut state = serializer.serialize_map(len)?;
-                        serde_struct::optional_entry(&mut state, "spec", self.spec.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "status", self.status.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "metadata", self.metadata.as_ref())?;
-                        serde_struct::entry_if(
-                            &mut state,
-                            "apiVersion",
-                            &self.api_version,
-                            self.api_version.is_present(),
-                        )?;
-                        serde_struct::entry_if(&mut state, "kind", &self.kind, self.kind.is_present())?;
-                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        'entries: {
+                            if state.optional("spec", self.spec.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("status", self.status.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("metadata", self.metadata.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.entry_if("apiVersion", &self.api_version, self.api_version.is_present()) {
+                                break 'entries;
+                            }
+                            if state.entry_if("kind", &self.kind, self.kind.is_present()) {
+                                break 'entries;
+                            }
+                            if state.extra(&self.unknown_fields) {
+                                break 'entries;
+                            }
+                        }
                         state.end()
                     }
                 }
@@ -903,8 +910,6 @@ pub mod io {
                 impl ::serde::Serialize for RelaySpec {
                     #[allow(clippy::too_many_lines)]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeMap as _;
-                        use ::kubeforge_runtime::serde_struct;
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
@@ -916,13 +921,27 @@ pub mod io {
                             len += usize::from(self.stages.is_some());
                             Some(len)
                         };
-                        let mut state = serializer.serialize_map(len)?;
-                        serde_struct::optional_entry(&mut state, "primary", self.primary.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "backup", self.backup.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "env", self.env.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "selector", self.selector.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "stages", self.stages.as_ref())?;
-                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        'entries: {
+                            if state.optional("primary", self.primary.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("backup", self.backup.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("env", self.env.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("selector", self.selector.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("stages", self.stages.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.extra(&self.unknown_fields) {
+                                break 'entries;
+                            }
+                        }
                         state.end()
                     }
                 }
@@ -1138,8 +1157,6 @@ pub mod io {
                 impl ::serde::Serialize for RelaySpecBackup {
                     #[allow(clippy::too_many_lines)]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeMap as _;
-                        use ::kubeforge_runtime::serde_struct;
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
@@ -1148,11 +1165,21 @@ pub mod io {
                             len += usize::from(self.protocol.is_some());
                             Some(len)
                         };
-                        let mut state = serializer.serialize_map(len)?;
-                        state.serialize_entry("host", &self.host)?;
-                        serde_struct::optional_entry(&mut state, "port", self.port.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "protocol", self.protocol.as_ref())?;
-                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        'entries: {
+                            if state.entry("host", &self.host) {
+                                break 'entries;
+                            }
+                            if state.optional("port", self.port.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("protocol", self.protocol.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.extra(&self.unknown_fields) {
+                                break 'entries;
+                            }
+                        }
                         state.end()
                     }
                 }
@@ -1386,8 +1413,6 @@ pub mod io {
                 impl ::serde::Serialize for RelaySpecEnv {
                     #[allow(clippy::too_many_lines)]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeMap as _;
-                        use ::kubeforge_runtime::serde_struct;
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
@@ -1395,10 +1420,18 @@ pub mod io {
                             len += usize::from(self.value_from.is_some());
                             Some(len)
                         };
-                        let mut state = serializer.serialize_map(len)?;
-                        state.serialize_entry("name", &self.name)?;
-                        serde_struct::optional_entry(&mut state, "valueFrom", self.value_from.as_ref())?;
-                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        'entries: {
+                            if state.entry("name", &self.name) {
+                                break 'entries;
+                            }
+                            if state.optional("valueFrom", self.value_from.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.extra(&self.unknown_fields) {
+                                break 'entries;
+                            }
+                        }
                         state.end()
                     }
                 }
@@ -1538,8 +1571,6 @@ pub mod io {
                 impl ::serde::Serialize for RelaySpecEnvValueFrom {
                     #[allow(clippy::too_many_lines)]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeMap as _;
-                        use ::kubeforge_runtime::serde_struct;
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
@@ -1548,14 +1579,18 @@ pub mod io {
                             len += usize::from(self.secret_key_ref.is_some());
                             Some(len)
                         };
-                        let mut state = serializer.serialize_map(len)?;
-                        serde_struct::optional_entry(
-                            &mut state,
-                            "configMapKeyRef",
-                            self.config_map_key_ref.as_ref(),
-                        )?;
-                        serde_struct::optional_entry(&mut state, "secretKeyRef", self.secret_key_ref.as_ref())?;
-                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        'entries: {
+                            if state.optional("configMapKeyRef", self.config_map_key_ref.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("secretKeyRef", self.secret_key_ref.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.extra(&self.unknown_fields) {
+                                break 'entries;
+                            }
+                        }
                         state.end()
                     }
                 }
@@ -1688,8 +1723,6 @@ pub mod io {
                 impl ::serde::Serialize for ConfigMapKeySelector {
                     #[allow(clippy::too_many_lines)]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeMap as _;
-                        use ::kubeforge_runtime::serde_struct;
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
@@ -1698,11 +1731,21 @@ pub mod io {
                             len += usize::from(self.optional.is_some());
                             Some(len)
                         };
-                        let mut state = serializer.serialize_map(len)?;
-                        state.serialize_entry("key", &self.key)?;
-                        serde_struct::optional_entry(&mut state, "name", self.name.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "optional", self.optional.as_ref())?;
-                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        'entries: {
+                            if state.entry("key", &self.key) {
+                                break 'entries;
+                            }
+                            if state.optional("name", self.name.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("optional", self.optional.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.extra(&self.unknown_fields) {
+                                break 'entries;
+                            }
+                        }
                         state.end()
                     }
                 }
@@ -1863,8 +1906,6 @@ pub mod io {
                 impl ::serde::Serialize for SecretKeySelector {
                     #[allow(clippy::too_many_lines)]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeMap as _;
-                        use ::kubeforge_runtime::serde_struct;
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
@@ -1873,11 +1914,21 @@ pub mod io {
                             len += usize::from(self.optional.is_some());
                             Some(len)
                         };
-                        let mut state = serializer.serialize_map(len)?;
-                        state.serialize_entry("key", &self.key)?;
-                        serde_struct::optional_entry(&mut state, "name", self.name.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "optional", self.optional.as_ref())?;
-                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        'entries: {
+                            if state.entry("key", &self.key) {
+                                break 'entries;
+                            }
+                            if state.optional("name", self.name.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("optional", self.optional.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.extra(&self.unknown_fields) {
+                                break 'entries;
+                            }
+                        }
                         state.end()
                     }
                 }
@@ -2028,8 +2079,6 @@ pub mod io {
                 impl ::serde::Serialize for RelaySpecStages {
                     #[allow(clippy::too_many_lines)]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeMap as _;
-                        use ::kubeforge_runtime::serde_struct;
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
@@ -2039,11 +2088,21 @@ pub mod io {
                             len += usize::from(self.env.is_some());
                             Some(len)
                         };
-                        let mut state = serializer.serialize_map(len)?;
-                        serde_struct::optional_entry(&mut state, "name", self.name.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "target", self.target.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "env", self.env.as_ref())?;
-                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        'entries: {
+                            if state.optional("name", self.name.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("target", self.target.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("env", self.env.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.extra(&self.unknown_fields) {
+                                break 'entries;
+                            }
+                        }
                         state.end()
                     }
                 }
@@ -2192,8 +2251,6 @@ pub mod io {
                 impl ::serde::Serialize for RelayStatus {
                     #[allow(clippy::too_many_lines)]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeMap as _;
-                        use ::kubeforge_runtime::serde_struct;
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
@@ -2201,9 +2258,15 @@ pub mod io {
                             len += usize::from(self.active.is_some());
                             Some(len)
                         };
-                        let mut state = serializer.serialize_map(len)?;
-                        serde_struct::optional_entry(&mut state, "active", self.active.as_ref())?;
-                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        'entries: {
+                            if state.optional("active", self.active.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.extra(&self.unknown_fields) {
+                                break 'entries;
+                            }
+                        }
                         state.end()
                     }
                 }
@@ -2328,8 +2391,6 @@ pub mod io {
                 impl ::serde::Serialize for RelayList {
                     #[allow(clippy::too_many_lines)]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeMap as _;
-                        use ::kubeforge_runtime::serde_struct;
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
@@ -2339,17 +2400,24 @@ pub mod io {
                             len += usize::from(self.metadata.is_some());
                             Some(len)
                         };
-                        let mut state = serializer.serialize_map(len)?;
-                        serde_struct::entry_if(
-                            &mut state,
-                            "apiVersion",
-                            &self.api_version,
-                            self.api_version.is_present(),
-                        )?;
-                        state.serialize_entry("items", &self.items)?;
-                        serde_struct::entry_if(&mut state, "kind", &self.kind, self.kind.is_present())?;
-                        serde_struct::optional_entry(&mut state, "metadata", self.metadata.as_ref())?;
-                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        'entries: {
+                            if state.entry_if("apiVersion", &self.api_version, self.api_version.is_present()) {
+                                break 'entries;
+                            }
+                            if state.entry("items", &self.items) {
+                                break 'entries;
+                            }
+                            if state.entry_if("kind", &self.kind, self.kind.is_present()) {
+                                break 'entries;
+                            }
+                            if state.optional("metadata", self.metadata.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.extra(&self.unknown_fields) {
+                                break 'entries;
+                            }
+                        }
                         state.end()
                     }
                 }

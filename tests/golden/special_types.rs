@@ -91,8 +91,6 @@ pub mod io {
                 impl ::serde::Serialize for Times {
                     #[allow(clippy::too_many_lines)]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeMap as _;
-                        use ::kubeforge_runtime::serde_struct;
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
@@ -105,15 +103,33 @@ pub mod io {
                             len += usize::from(self.nullable_name.is_some());
                             Some(len)
                         };
-                        let mut state = serializer.serialize_map(len)?;
-                        state.serialize_entry("created", &self.created)?;
-                        serde_struct::optional_entry(&mut state, "renewed", self.renewed.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "anonymous", self.anonymous.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "ratio", self.ratio.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "capacity", self.capacity.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "raw", self.raw.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "nullableName", self.nullable_name.as_ref())?;
-                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        'entries: {
+                            if state.entry("created", &self.created) {
+                                break 'entries;
+                            }
+                            if state.optional("renewed", self.renewed.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("anonymous", self.anonymous.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("ratio", self.ratio.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("capacity", self.capacity.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("raw", self.raw.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("nullableName", self.nullable_name.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.extra(&self.unknown_fields) {
+                                break 'entries;
+                            }
+                        }
                         state.end()
                     }
                 }

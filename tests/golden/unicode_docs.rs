@@ -84,8 +84,6 @@ pub mod com {
                     impl ::serde::Serialize for Lease {
                         #[allow(clippy::too_many_lines)]
                         fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                            use ::serde::ser::SerializeMap as _;
-                            use ::kubeforge_runtime::serde_struct;
                             let len = if serializer.is_human_readable() {
                                 None
                             } else {
@@ -98,14 +96,30 @@ pub mod com {
                                 len += usize::from(self.heading.is_some());
                                 Some(len)
                             };
-                            let mut state = serializer.serialize_map(len)?;
-                            serde_struct::optional_entry(&mut state, "holderIdentity", self.holder_identity.as_ref())?;
-                            serde_struct::optional_entry(&mut state, "script", self.script.as_ref())?;
-                            serde_struct::optional_entry(&mut state, "fence", self.fence.as_ref())?;
-                            serde_struct::optional_entry(&mut state, "links", self.links.as_ref())?;
-                            serde_struct::optional_entry(&mut state, "comment", self.comment.as_ref())?;
-                            serde_struct::optional_entry(&mut state, "heading", self.heading.as_ref())?;
-                            serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+                            let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                            'entries: {
+                                if state.optional("holderIdentity", self.holder_identity.as_ref()) {
+                                    break 'entries;
+                                }
+                                if state.optional("script", self.script.as_ref()) {
+                                    break 'entries;
+                                }
+                                if state.optional("fence", self.fence.as_ref()) {
+                                    break 'entries;
+                                }
+                                if state.optional("links", self.links.as_ref()) {
+                                    break 'entries;
+                                }
+                                if state.optional("comment", self.comment.as_ref()) {
+                                    break 'entries;
+                                }
+                                if state.optional("heading", self.heading.as_ref()) {
+                                    break 'entries;
+                                }
+                                if state.extra(&self.unknown_fields) {
+                                    break 'entries;
+                                }
+                            }
                             state.end()
                         }
                     }

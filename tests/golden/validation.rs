@@ -97,8 +97,6 @@ pub mod io {
                 impl ::serde::Serialize for Gadget {
                     #[allow(clippy::too_many_lines)]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeMap as _;
-                        use ::kubeforge_runtime::serde_struct;
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
@@ -109,17 +107,24 @@ pub mod io {
                             len += usize::from(self.kind.is_present());
                             Some(len)
                         };
-                        let mut state = serializer.serialize_map(len)?;
-                        serde_struct::optional_entry(&mut state, "spec", self.spec.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "metadata", self.metadata.as_ref())?;
-                        serde_struct::entry_if(
-                            &mut state,
-                            "apiVersion",
-                            &self.api_version,
-                            self.api_version.is_present(),
-                        )?;
-                        serde_struct::entry_if(&mut state, "kind", &self.kind, self.kind.is_present())?;
-                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        'entries: {
+                            if state.optional("spec", self.spec.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("metadata", self.metadata.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.entry_if("apiVersion", &self.api_version, self.api_version.is_present()) {
+                                break 'entries;
+                            }
+                            if state.entry_if("kind", &self.kind, self.kind.is_present()) {
+                                break 'entries;
+                            }
+                            if state.extra(&self.unknown_fields) {
+                                break 'entries;
+                            }
+                        }
                         state.end()
                     }
                 }
@@ -870,8 +875,6 @@ pub mod io {
                 impl ::serde::Serialize for GadgetSpec {
                     #[allow(clippy::too_many_lines)]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeMap as _;
-                        use ::kubeforge_runtime::serde_struct;
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
@@ -886,17 +889,39 @@ pub mod io {
                             len += usize::from(self.ports.is_some());
                             Some(len)
                         };
-                        let mut state = serializer.serialize_map(len)?;
-                        state.serialize_entry("replicas", &self.replicas)?;
-                        serde_struct::optional_entry(&mut state, "maxSurge", self.max_surge.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "ratio", self.ratio.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "mode", self.mode.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "name", self.name.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "uid", self.uid.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "legacy", self.legacy.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "tags", self.tags.as_ref())?;
-                        serde_struct::optional_entry(&mut state, "ports", self.ports.as_ref())?;
-                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        'entries: {
+                            if state.entry("replicas", &self.replicas) {
+                                break 'entries;
+                            }
+                            if state.optional("maxSurge", self.max_surge.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("ratio", self.ratio.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("mode", self.mode.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("name", self.name.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("uid", self.uid.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("legacy", self.legacy.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("tags", self.tags.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.optional("ports", self.ports.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.extra(&self.unknown_fields) {
+                                break 'entries;
+                            }
+                        }
                         state.end()
                     }
                 }
@@ -1159,8 +1184,6 @@ pub mod io {
                 impl ::serde::Serialize for GadgetSpecPorts {
                     #[allow(clippy::too_many_lines)]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeMap as _;
-                        use ::kubeforge_runtime::serde_struct;
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
@@ -1168,11 +1191,21 @@ pub mod io {
                             len += usize::from(self.port.is_some());
                             Some(len)
                         };
-                        let mut state = serializer.serialize_map(len)?;
-                        state.serialize_entry("name", &self.name)?;
-                        state.serialize_entry("protocol", &self.protocol)?;
-                        serde_struct::optional_entry(&mut state, "port", self.port.as_ref())?;
-                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        'entries: {
+                            if state.entry("name", &self.name) {
+                                break 'entries;
+                            }
+                            if state.entry("protocol", &self.protocol) {
+                                break 'entries;
+                            }
+                            if state.optional("port", self.port.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.extra(&self.unknown_fields) {
+                                break 'entries;
+                            }
+                        }
                         state.end()
                     }
                 }
@@ -1344,8 +1377,6 @@ pub mod io {
                 impl ::serde::Serialize for GadgetList {
                     #[allow(clippy::too_many_lines)]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeMap as _;
-                        use ::kubeforge_runtime::serde_struct;
                         let len = if serializer.is_human_readable() {
                             None
                         } else {
@@ -1355,17 +1386,24 @@ pub mod io {
                             len += usize::from(self.metadata.is_some());
                             Some(len)
                         };
-                        let mut state = serializer.serialize_map(len)?;
-                        serde_struct::entry_if(
-                            &mut state,
-                            "apiVersion",
-                            &self.api_version,
-                            self.api_version.is_present(),
-                        )?;
-                        state.serialize_entry("items", &self.items)?;
-                        serde_struct::entry_if(&mut state, "kind", &self.kind, self.kind.is_present())?;
-                        serde_struct::optional_entry(&mut state, "metadata", self.metadata.as_ref())?;
-                        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        'entries: {
+                            if state.entry_if("apiVersion", &self.api_version, self.api_version.is_present()) {
+                                break 'entries;
+                            }
+                            if state.entry("items", &self.items) {
+                                break 'entries;
+                            }
+                            if state.entry_if("kind", &self.kind, self.kind.is_present()) {
+                                break 'entries;
+                            }
+                            if state.optional("metadata", self.metadata.as_ref()) {
+                                break 'entries;
+                            }
+                            if state.extra(&self.unknown_fields) {
+                                break 'entries;
+                            }
+                        }
                         state.end()
                     }
                 }

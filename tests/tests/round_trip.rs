@@ -157,6 +157,75 @@ fn compact_formats_are_told_every_objects_exact_length() {
     check::<Lease>("coordination.k8s.io.v1.Lease.json");
 }
 
+/// A write that fails ends the object there: its error is the one returned, and nothing is
+/// written after it (each field of a generated `Serialize` returns whether it failed, and
+/// the struct writes no field after the one that did; `serde_struct::Entries`). Checked on
+/// the Pod fixture, with the failure at every write of a whole object in turn, by a writer
+/// that fails that once and would take whatever came after.
+#[test]
+fn a_failed_write_ends_the_object_with_its_error() {
+    /// Fails the write numbered `fail_at` (from 0), once; counts the writes after it.
+    struct FailsOnce {
+        written: Vec<u8>,
+        writes: usize,
+        fail_at: usize,
+        after: usize,
+    }
+
+    impl std::io::Write for FailsOnce {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            let n = self.writes;
+            self.writes += 1;
+            if n == self.fail_at {
+                return Err(std::io::Error::other("the disk is full"));
+            }
+            if n > self.fail_at {
+                self.after += 1;
+            }
+            self.written.extend_from_slice(buf);
+            Ok(buf.len())
+        }
+
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    let Some(value) = fixture("core.v1.Pod.json") else {
+        return;
+    };
+    let pod: Pod = serde_json::from_value(value).expect("reads");
+    let whole = serde_json::to_vec(&pod).expect("writes");
+    let mut counting = FailsOnce {
+        written: Vec::new(),
+        writes: 0,
+        fail_at: usize::MAX,
+        after: 0,
+    };
+    serde_json::to_writer(&mut counting, &pod).expect("writes");
+    assert_eq!(counting.written, whole);
+    let writes = counting.writes;
+    assert!(writes > 100, "{writes} writes");
+    for fail_at in 0..writes {
+        let mut out = FailsOnce {
+            written: Vec::new(),
+            writes: 0,
+            fail_at,
+            after: 0,
+        };
+        let error = serde_json::to_writer(&mut out, &pod)
+            .expect_err(&format!("the write numbered {fail_at} fails"));
+        assert!(error.is_io(), "write {fail_at}: {error}");
+        assert_eq!(error.to_string(), "the disk is full", "write {fail_at}");
+        assert_eq!(
+            out.after, 0,
+            "write {fail_at}: {} writes after it",
+            out.after
+        );
+        assert!(whole.starts_with(&out.written), "write {fail_at}");
+    }
+}
+
 /// A serializer into `serde_json::Value` that says it is not human-readable and insists on
 /// exact lengths.
 mod compact {

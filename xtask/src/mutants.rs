@@ -131,6 +131,14 @@ pub const MUTANTS: &[Mutant] = &[
         ],
     },
     Mutant {
+        name: "failed-entry-forgotten",
+        breaks: "a struct's entry that fails to write is the error its `Serialize` returns",
+        file: "runtime/src/serde_struct.rs",
+        find: "        self.error = Some(error);\n        true",
+        replace: "        drop(error);\n        true",
+        tests: &["kubeforge-tests:round_trip:a_failed_write_ends_the_object_with_its_error"],
+    },
+    Mutant {
         name: "percent-unencoded-in-path",
         breaks: "a path parameter's `%` is percent-encoded",
         file: "runtime/src/request.rs",

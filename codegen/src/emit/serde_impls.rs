@@ -189,10 +189,6 @@ fn serialize_impl(code: &mut Code, context: &Context<'_>, ty: &TypeDef, fields: 
         &format!(" -> Result<{s}::Ok, {s}::Error> {{"),
     );
     code.deeper();
-    code.line("use ::serde::ser::SerializeMap as _;");
-    if always < fields.len() {
-        code.line(&format!("use {runtime}::serde_struct;"));
-    }
     // The entries always written: the required fields and the unknown ones.
     let always = match (always, extra_len) {
         (0, Some(extra)) => extra,
@@ -207,7 +203,7 @@ fn serialize_impl(code: &mut Code, context: &Context<'_>, ty: &TypeDef, fields: 
     if present.is_empty() {
         code.line(&format!("let len = {always};"));
         code.line(&format!(
-            "{binding} = serializer.serialize_map(Some(len))?;"
+            "{binding} = {runtime}::serde_struct::Entries::new(serializer.serialize_map(Some(len))?);"
         ));
     } else {
         // A human-readable format (JSON, YAML) writes a map's entries as they come and is
@@ -226,42 +222,42 @@ fn serialize_impl(code: &mut Code, context: &Context<'_>, ty: &TypeDef, fields: 
         }
         code.line("Some(len)");
         code.close("};");
-        code.line(&format!("{binding} = serializer.serialize_map(len)?;"));
+        code.line(&format!(
+            "{binding} = {runtime}::serde_struct::Entries::new(serializer.serialize_map(len)?);"
+        ));
+    }
+    // One call per field and no `?`: each returns whether it failed (`Entries`), since each
+    // `?` of a generic body is obligations to type-check (BENCHMARKS.md, section g).
+    if !fields.is_empty() {
+        code.open("'entries: {");
     }
     for field in fields {
         let member = &field.rust_name;
         let json = str_literal(&field.json_name);
-        match presence(context, field) {
-            Presence::Required => code.list(
-                "state.serialize_entry(",
-                &[&json, &format!("&self.{member}")],
-                ")",
-                "?;",
+        let (head, items) = match presence(context, field) {
+            Presence::Required => ("if state.entry(", vec![json, format!("&self.{member}")]),
+            Presence::Optional | Presence::OptionalNullable => (
+                "if state.optional(",
+                vec![json, format!("self.{member}.as_ref()")],
             ),
-            Presence::Optional | Presence::OptionalNullable => code.list(
-                "serde_struct::optional_entry(",
-                &["&mut state", &json, &format!("self.{member}.as_ref()")],
-                ")",
-                "?;",
-            ),
-            Presence::Marker(_) => code.list(
-                "serde_struct::entry_if(",
-                &[
-                    "&mut state",
-                    &json,
-                    &format!("&self.{member}"),
-                    &format!("self.{member}.is_present()"),
+            Presence::Marker(_) => (
+                "if state.entry_if(",
+                vec![
+                    json,
+                    format!("&self.{member}"),
+                    format!("self.{member}.is_present()"),
                 ],
-                ")",
-                "?;",
             ),
-            Presence::Extra => code.list(
-                "serde_struct::extra_entries(",
-                &["&mut state", &format!("&self.{member}")],
-                ")",
-                "?;",
-            ),
-        }
+            Presence::Extra => ("if state.extra(", vec![format!("&self.{member}")]),
+        };
+        let items: Vec<&str> = items.iter().map(String::as_str).collect();
+        code.list(head, &items, ")", " {");
+        code.deeper();
+        code.line("break 'entries;");
+        code.close("}");
+    }
+    if !fields.is_empty() {
+        code.close("}");
     }
     code.line("state.end()");
     code.close("}");

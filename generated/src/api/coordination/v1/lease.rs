@@ -47,8 +47,6 @@ impl Eq for Lease {}
 impl ::serde::Serialize for Lease {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = if serializer.is_human_readable() {
             None
         } else {
@@ -59,17 +57,24 @@ impl ::serde::Serialize for Lease {
             len += usize::from(self.spec.is_some());
             Some(len)
         };
-        let mut state = serializer.serialize_map(len)?;
-        serde_struct::entry_if(
-            &mut state,
-            "apiVersion",
-            &self.api_version,
-            self.api_version.is_present(),
-        )?;
-        serde_struct::entry_if(&mut state, "kind", &self.kind, self.kind.is_present())?;
-        serde_struct::optional_entry(&mut state, "metadata", self.metadata.as_ref())?;
-        serde_struct::optional_entry(&mut state, "spec", self.spec.as_ref())?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        'entries: {
+            if state.entry_if("apiVersion", &self.api_version, self.api_version.is_present()) {
+                break 'entries;
+            }
+            if state.entry_if("kind", &self.kind, self.kind.is_present()) {
+                break 'entries;
+            }
+            if state.optional("metadata", self.metadata.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("spec", self.spec.as_ref()) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

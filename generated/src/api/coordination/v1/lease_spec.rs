@@ -33,8 +33,6 @@ impl Eq for LeaseSpec {}
 impl ::serde::Serialize for LeaseSpec {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = if serializer.is_human_readable() {
             None
         } else {
@@ -48,27 +46,33 @@ impl ::serde::Serialize for LeaseSpec {
             len += usize::from(self.strategy.is_some());
             Some(len)
         };
-        let mut state = serializer.serialize_map(len)?;
-        serde_struct::optional_entry(&mut state, "acquireTime", self.acquire_time.as_ref())?;
-        serde_struct::optional_entry(&mut state, "holderIdentity", self.holder_identity.as_ref())?;
-        serde_struct::optional_entry(
-            &mut state,
-            "leaseDurationSeconds",
-            self.lease_duration_seconds.as_ref(),
-        )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "leaseTransitions",
-            self.lease_transitions.as_ref(),
-        )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "preferredHolder",
-            self.preferred_holder.as_ref(),
-        )?;
-        serde_struct::optional_entry(&mut state, "renewTime", self.renew_time.as_ref())?;
-        serde_struct::optional_entry(&mut state, "strategy", self.strategy.as_ref())?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        'entries: {
+            if state.optional("acquireTime", self.acquire_time.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("holderIdentity", self.holder_identity.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("leaseDurationSeconds", self.lease_duration_seconds.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("leaseTransitions", self.lease_transitions.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("preferredHolder", self.preferred_holder.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("renewTime", self.renew_time.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("strategy", self.strategy.as_ref()) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

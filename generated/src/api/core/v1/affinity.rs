@@ -21,8 +21,6 @@ impl Eq for Affinity {}
 impl ::serde::Serialize for Affinity {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = if serializer.is_human_readable() {
             None
         } else {
@@ -32,15 +30,21 @@ impl ::serde::Serialize for Affinity {
             len += usize::from(self.pod_anti_affinity.is_some());
             Some(len)
         };
-        let mut state = serializer.serialize_map(len)?;
-        serde_struct::optional_entry(&mut state, "nodeAffinity", self.node_affinity.as_ref())?;
-        serde_struct::optional_entry(&mut state, "podAffinity", self.pod_affinity.as_ref())?;
-        serde_struct::optional_entry(
-            &mut state,
-            "podAntiAffinity",
-            self.pod_anti_affinity.as_ref(),
-        )?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        'entries: {
+            if state.optional("nodeAffinity", self.node_affinity.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("podAffinity", self.pod_affinity.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("podAntiAffinity", self.pod_anti_affinity.as_ref()) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

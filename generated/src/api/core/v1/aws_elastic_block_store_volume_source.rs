@@ -23,8 +23,6 @@ impl Eq for AWSElasticBlockStoreVolumeSource {}
 impl ::serde::Serialize for AWSElasticBlockStoreVolumeSource {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = if serializer.is_human_readable() {
             None
         } else {
@@ -34,12 +32,24 @@ impl ::serde::Serialize for AWSElasticBlockStoreVolumeSource {
             len += usize::from(self.read_only.is_some());
             Some(len)
         };
-        let mut state = serializer.serialize_map(len)?;
-        serde_struct::optional_entry(&mut state, "fsType", self.fs_type.as_ref())?;
-        serde_struct::optional_entry(&mut state, "partition", self.partition.as_ref())?;
-        serde_struct::optional_entry(&mut state, "readOnly", self.read_only.as_ref())?;
-        state.serialize_entry("volumeID", &self.volume_id)?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        'entries: {
+            if state.optional("fsType", self.fs_type.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("partition", self.partition.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("readOnly", self.read_only.as_ref()) {
+                break 'entries;
+            }
+            if state.entry("volumeID", &self.volume_id) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

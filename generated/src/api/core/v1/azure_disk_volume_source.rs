@@ -27,8 +27,6 @@ impl Eq for AzureDiskVolumeSource {}
 impl ::serde::Serialize for AzureDiskVolumeSource {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = if serializer.is_human_readable() {
             None
         } else {
@@ -39,14 +37,30 @@ impl ::serde::Serialize for AzureDiskVolumeSource {
             len += usize::from(self.read_only.is_some());
             Some(len)
         };
-        let mut state = serializer.serialize_map(len)?;
-        serde_struct::optional_entry(&mut state, "cachingMode", self.caching_mode.as_ref())?;
-        state.serialize_entry("diskName", &self.disk_name)?;
-        state.serialize_entry("diskURI", &self.disk_uri)?;
-        serde_struct::optional_entry(&mut state, "fsType", self.fs_type.as_ref())?;
-        serde_struct::optional_entry(&mut state, "kind", self.kind.as_ref())?;
-        serde_struct::optional_entry(&mut state, "readOnly", self.read_only.as_ref())?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        'entries: {
+            if state.optional("cachingMode", self.caching_mode.as_ref()) {
+                break 'entries;
+            }
+            if state.entry("diskName", &self.disk_name) {
+                break 'entries;
+            }
+            if state.entry("diskURI", &self.disk_uri) {
+                break 'entries;
+            }
+            if state.optional("fsType", self.fs_type.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("kind", self.kind.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("readOnly", self.read_only.as_ref()) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

@@ -19,8 +19,6 @@ impl Eq for Capabilities {}
 impl ::serde::Serialize for Capabilities {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = if serializer.is_human_readable() {
             None
         } else {
@@ -29,10 +27,18 @@ impl ::serde::Serialize for Capabilities {
             len += usize::from(self.drop.is_some());
             Some(len)
         };
-        let mut state = serializer.serialize_map(len)?;
-        serde_struct::optional_entry(&mut state, "add", self.add.as_ref())?;
-        serde_struct::optional_entry(&mut state, "drop", self.drop.as_ref())?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        'entries: {
+            if state.optional("add", self.add.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("drop", self.drop.as_ref()) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

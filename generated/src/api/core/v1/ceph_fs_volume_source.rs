@@ -27,8 +27,6 @@ impl Eq for CephFSVolumeSource {}
 impl ::serde::Serialize for CephFSVolumeSource {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = if serializer.is_human_readable() {
             None
         } else {
@@ -40,14 +38,30 @@ impl ::serde::Serialize for CephFSVolumeSource {
             len += usize::from(self.user.is_some());
             Some(len)
         };
-        let mut state = serializer.serialize_map(len)?;
-        state.serialize_entry("monitors", &self.monitors)?;
-        serde_struct::optional_entry(&mut state, "path", self.path.as_ref())?;
-        serde_struct::optional_entry(&mut state, "readOnly", self.read_only.as_ref())?;
-        serde_struct::optional_entry(&mut state, "secretFile", self.secret_file.as_ref())?;
-        serde_struct::optional_entry(&mut state, "secretRef", self.secret_ref.as_ref())?;
-        serde_struct::optional_entry(&mut state, "user", self.user.as_ref())?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        'entries: {
+            if state.entry("monitors", &self.monitors) {
+                break 'entries;
+            }
+            if state.optional("path", self.path.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("readOnly", self.read_only.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("secretFile", self.secret_file.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("secretRef", self.secret_ref.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("user", self.user.as_ref()) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

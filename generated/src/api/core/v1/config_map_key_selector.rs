@@ -21,8 +21,6 @@ impl Eq for ConfigMapKeySelector {}
 impl ::serde::Serialize for ConfigMapKeySelector {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = if serializer.is_human_readable() {
             None
         } else {
@@ -31,11 +29,21 @@ impl ::serde::Serialize for ConfigMapKeySelector {
             len += usize::from(self.optional.is_some());
             Some(len)
         };
-        let mut state = serializer.serialize_map(len)?;
-        state.serialize_entry("key", &self.key)?;
-        serde_struct::optional_entry(&mut state, "name", self.name.as_ref())?;
-        serde_struct::optional_entry(&mut state, "optional", self.optional.as_ref())?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        'entries: {
+            if state.entry("key", &self.key) {
+                break 'entries;
+            }
+            if state.optional("name", self.name.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("optional", self.optional.as_ref()) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

@@ -65,8 +65,6 @@ impl Eq for Container {}
 impl ::serde::Serialize for Container {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = if serializer.is_human_readable() {
             None
         } else {
@@ -97,53 +95,90 @@ impl ::serde::Serialize for Container {
             len += usize::from(self.working_dir.is_some());
             Some(len)
         };
-        let mut state = serializer.serialize_map(len)?;
-        serde_struct::optional_entry(&mut state, "args", self.args.as_ref())?;
-        serde_struct::optional_entry(&mut state, "command", self.command.as_ref())?;
-        serde_struct::optional_entry(&mut state, "env", self.env.as_ref())?;
-        serde_struct::optional_entry(&mut state, "envFrom", self.env_from.as_ref())?;
-        serde_struct::optional_entry(&mut state, "image", self.image.as_ref())?;
-        serde_struct::optional_entry(
-            &mut state,
-            "imagePullPolicy",
-            self.image_pull_policy.as_ref(),
-        )?;
-        serde_struct::optional_entry(&mut state, "lifecycle", self.lifecycle.as_ref())?;
-        serde_struct::optional_entry(&mut state, "livenessProbe", self.liveness_probe.as_ref())?;
-        state.serialize_entry("name", &self.name)?;
-        serde_struct::optional_entry(&mut state, "ports", self.ports.as_ref())?;
-        serde_struct::optional_entry(&mut state, "readinessProbe", self.readiness_probe.as_ref())?;
-        serde_struct::optional_entry(&mut state, "resizePolicy", self.resize_policy.as_ref())?;
-        serde_struct::optional_entry(&mut state, "resources", self.resources.as_ref())?;
-        serde_struct::optional_entry(&mut state, "restartPolicy", self.restart_policy.as_ref())?;
-        serde_struct::optional_entry(
-            &mut state,
-            "restartPolicyRules",
-            self.restart_policy_rules.as_ref(),
-        )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "securityContext",
-            self.security_context.as_ref(),
-        )?;
-        serde_struct::optional_entry(&mut state, "startupProbe", self.startup_probe.as_ref())?;
-        serde_struct::optional_entry(&mut state, "stdin", self.stdin.as_ref())?;
-        serde_struct::optional_entry(&mut state, "stdinOnce", self.stdin_once.as_ref())?;
-        serde_struct::optional_entry(
-            &mut state,
-            "terminationMessagePath",
-            self.termination_message_path.as_ref(),
-        )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "terminationMessagePolicy",
-            self.termination_message_policy.as_ref(),
-        )?;
-        serde_struct::optional_entry(&mut state, "tty", self.tty.as_ref())?;
-        serde_struct::optional_entry(&mut state, "volumeDevices", self.volume_devices.as_ref())?;
-        serde_struct::optional_entry(&mut state, "volumeMounts", self.volume_mounts.as_ref())?;
-        serde_struct::optional_entry(&mut state, "workingDir", self.working_dir.as_ref())?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        'entries: {
+            if state.optional("args", self.args.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("command", self.command.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("env", self.env.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("envFrom", self.env_from.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("image", self.image.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("imagePullPolicy", self.image_pull_policy.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("lifecycle", self.lifecycle.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("livenessProbe", self.liveness_probe.as_ref()) {
+                break 'entries;
+            }
+            if state.entry("name", &self.name) {
+                break 'entries;
+            }
+            if state.optional("ports", self.ports.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("readinessProbe", self.readiness_probe.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("resizePolicy", self.resize_policy.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("resources", self.resources.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("restartPolicy", self.restart_policy.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("restartPolicyRules", self.restart_policy_rules.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("securityContext", self.security_context.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("startupProbe", self.startup_probe.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("stdin", self.stdin.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("stdinOnce", self.stdin_once.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("terminationMessagePath", self.termination_message_path.as_ref()) {
+                break 'entries;
+            }
+            if state.optional(
+                "terminationMessagePolicy",
+                self.termination_message_policy.as_ref(),
+            ) {
+                break 'entries;
+            }
+            if state.optional("tty", self.tty.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("volumeDevices", self.volume_devices.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("volumeMounts", self.volume_mounts.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("workingDir", self.working_dir.as_ref()) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

@@ -21,14 +21,22 @@ impl Eq for ContainerExtendedResourceRequest {}
 impl ::serde::Serialize for ContainerExtendedResourceRequest {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = 3 + self.unknown_fields.len();
-        let mut state = serializer.serialize_map(Some(len))?;
-        state.serialize_entry("containerName", &self.container_name)?;
-        state.serialize_entry("requestName", &self.request_name)?;
-        state.serialize_entry("resourceName", &self.resource_name)?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(Some(len))?);
+        'entries: {
+            if state.entry("containerName", &self.container_name) {
+                break 'entries;
+            }
+            if state.entry("requestName", &self.request_name) {
+                break 'entries;
+            }
+            if state.entry("resourceName", &self.resource_name) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

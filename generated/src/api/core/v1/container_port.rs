@@ -25,8 +25,6 @@ impl Eq for ContainerPort {}
 impl ::serde::Serialize for ContainerPort {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = if serializer.is_human_readable() {
             None
         } else {
@@ -37,13 +35,27 @@ impl ::serde::Serialize for ContainerPort {
             len += usize::from(self.protocol.is_some());
             Some(len)
         };
-        let mut state = serializer.serialize_map(len)?;
-        state.serialize_entry("containerPort", &self.container_port)?;
-        serde_struct::optional_entry(&mut state, "hostIP", self.host_ip.as_ref())?;
-        serde_struct::optional_entry(&mut state, "hostPort", self.host_port.as_ref())?;
-        serde_struct::optional_entry(&mut state, "name", self.name.as_ref())?;
-        serde_struct::optional_entry(&mut state, "protocol", self.protocol.as_ref())?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        'entries: {
+            if state.entry("containerPort", &self.container_port) {
+                break 'entries;
+            }
+            if state.optional("hostIP", self.host_ip.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("hostPort", self.host_port.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("name", self.name.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("protocol", self.protocol.as_ref()) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

@@ -29,8 +29,6 @@ impl Eq for ContainerStateTerminated {}
 impl ::serde::Serialize for ContainerStateTerminated {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = if serializer.is_human_readable() {
             None
         } else {
@@ -43,15 +41,33 @@ impl ::serde::Serialize for ContainerStateTerminated {
             len += usize::from(self.started_at.is_some());
             Some(len)
         };
-        let mut state = serializer.serialize_map(len)?;
-        serde_struct::optional_entry(&mut state, "containerID", self.container_id.as_ref())?;
-        state.serialize_entry("exitCode", &self.exit_code)?;
-        serde_struct::optional_entry(&mut state, "finishedAt", self.finished_at.as_ref())?;
-        serde_struct::optional_entry(&mut state, "message", self.message.as_ref())?;
-        serde_struct::optional_entry(&mut state, "reason", self.reason.as_ref())?;
-        serde_struct::optional_entry(&mut state, "signal", self.signal.as_ref())?;
-        serde_struct::optional_entry(&mut state, "startedAt", self.started_at.as_ref())?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        'entries: {
+            if state.optional("containerID", self.container_id.as_ref()) {
+                break 'entries;
+            }
+            if state.entry("exitCode", &self.exit_code) {
+                break 'entries;
+            }
+            if state.optional("finishedAt", self.finished_at.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("message", self.message.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("reason", self.reason.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("signal", self.signal.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("startedAt", self.started_at.as_ref()) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

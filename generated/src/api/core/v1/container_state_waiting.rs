@@ -19,8 +19,6 @@ impl Eq for ContainerStateWaiting {}
 impl ::serde::Serialize for ContainerStateWaiting {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = if serializer.is_human_readable() {
             None
         } else {
@@ -29,10 +27,18 @@ impl ::serde::Serialize for ContainerStateWaiting {
             len += usize::from(self.reason.is_some());
             Some(len)
         };
-        let mut state = serializer.serialize_map(len)?;
-        serde_struct::optional_entry(&mut state, "message", self.message.as_ref())?;
-        serde_struct::optional_entry(&mut state, "reason", self.reason.as_ref())?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        'entries: {
+            if state.optional("message", self.message.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("reason", self.reason.as_ref()) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

@@ -50,8 +50,6 @@ impl Eq for ContainerStatus {}
 impl ::serde::Serialize for ContainerStatus {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = if serializer.is_human_readable() {
             None
         } else {
@@ -68,31 +66,60 @@ impl ::serde::Serialize for ContainerStatus {
             len += usize::from(self.volume_mounts.is_some());
             Some(len)
         };
-        let mut state = serializer.serialize_map(len)?;
-        serde_struct::optional_entry(
-            &mut state,
-            "allocatedResources",
-            self.allocated_resources.as_ref(),
-        )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "allocatedResourcesStatus",
-            self.allocated_resources_status.as_ref(),
-        )?;
-        serde_struct::optional_entry(&mut state, "containerID", self.container_id.as_ref())?;
-        state.serialize_entry("image", &self.image)?;
-        state.serialize_entry("imageID", &self.image_id)?;
-        serde_struct::optional_entry(&mut state, "lastState", self.last_state.as_ref())?;
-        state.serialize_entry("name", &self.name)?;
-        state.serialize_entry("ready", &self.ready)?;
-        serde_struct::optional_entry(&mut state, "resources", self.resources.as_ref())?;
-        state.serialize_entry("restartCount", &self.restart_count)?;
-        serde_struct::optional_entry(&mut state, "started", self.started.as_ref())?;
-        serde_struct::optional_entry(&mut state, "state", self.state.as_ref())?;
-        serde_struct::optional_entry(&mut state, "stopSignal", self.stop_signal.as_ref())?;
-        serde_struct::optional_entry(&mut state, "user", self.user.as_ref())?;
-        serde_struct::optional_entry(&mut state, "volumeMounts", self.volume_mounts.as_ref())?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        'entries: {
+            if state.optional("allocatedResources", self.allocated_resources.as_ref()) {
+                break 'entries;
+            }
+            if state.optional(
+                "allocatedResourcesStatus",
+                self.allocated_resources_status.as_ref(),
+            ) {
+                break 'entries;
+            }
+            if state.optional("containerID", self.container_id.as_ref()) {
+                break 'entries;
+            }
+            if state.entry("image", &self.image) {
+                break 'entries;
+            }
+            if state.entry("imageID", &self.image_id) {
+                break 'entries;
+            }
+            if state.optional("lastState", self.last_state.as_ref()) {
+                break 'entries;
+            }
+            if state.entry("name", &self.name) {
+                break 'entries;
+            }
+            if state.entry("ready", &self.ready) {
+                break 'entries;
+            }
+            if state.optional("resources", self.resources.as_ref()) {
+                break 'entries;
+            }
+            if state.entry("restartCount", &self.restart_count) {
+                break 'entries;
+            }
+            if state.optional("started", self.started.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("state", self.state.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("stopSignal", self.stop_signal.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("user", self.user.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("volumeMounts", self.volume_mounts.as_ref()) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

@@ -23,8 +23,6 @@ impl Eq for DownwardAPIVolumeFile {}
 impl ::serde::Serialize for DownwardAPIVolumeFile {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = if serializer.is_human_readable() {
             None
         } else {
@@ -34,16 +32,24 @@ impl ::serde::Serialize for DownwardAPIVolumeFile {
             len += usize::from(self.resource_field_ref.is_some());
             Some(len)
         };
-        let mut state = serializer.serialize_map(len)?;
-        serde_struct::optional_entry(&mut state, "fieldRef", self.field_ref.as_ref())?;
-        serde_struct::optional_entry(&mut state, "mode", self.mode.as_ref())?;
-        state.serialize_entry("path", &self.path)?;
-        serde_struct::optional_entry(
-            &mut state,
-            "resourceFieldRef",
-            self.resource_field_ref.as_ref(),
-        )?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        'entries: {
+            if state.optional("fieldRef", self.field_ref.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("mode", self.mode.as_ref()) {
+                break 'entries;
+            }
+            if state.entry("path", &self.path) {
+                break 'entries;
+            }
+            if state.optional("resourceFieldRef", self.resource_field_ref.as_ref()) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

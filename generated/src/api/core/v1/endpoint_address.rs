@@ -23,8 +23,6 @@ impl Eq for EndpointAddress {}
 impl ::serde::Serialize for EndpointAddress {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = if serializer.is_human_readable() {
             None
         } else {
@@ -34,12 +32,24 @@ impl ::serde::Serialize for EndpointAddress {
             len += usize::from(self.target_ref.is_some());
             Some(len)
         };
-        let mut state = serializer.serialize_map(len)?;
-        serde_struct::optional_entry(&mut state, "hostname", self.hostname.as_ref())?;
-        state.serialize_entry("ip", &self.ip)?;
-        serde_struct::optional_entry(&mut state, "nodeName", self.node_name.as_ref())?;
-        serde_struct::optional_entry(&mut state, "targetRef", self.target_ref.as_ref())?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        'entries: {
+            if state.optional("hostname", self.hostname.as_ref()) {
+                break 'entries;
+            }
+            if state.entry("ip", &self.ip) {
+                break 'entries;
+            }
+            if state.optional("nodeName", self.node_name.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("targetRef", self.target_ref.as_ref()) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

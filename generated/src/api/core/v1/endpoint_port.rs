@@ -23,8 +23,6 @@ impl Eq for EndpointPort {}
 impl ::serde::Serialize for EndpointPort {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = if serializer.is_human_readable() {
             None
         } else {
@@ -34,12 +32,24 @@ impl ::serde::Serialize for EndpointPort {
             len += usize::from(self.protocol.is_some());
             Some(len)
         };
-        let mut state = serializer.serialize_map(len)?;
-        serde_struct::optional_entry(&mut state, "appProtocol", self.app_protocol.as_ref())?;
-        serde_struct::optional_entry(&mut state, "name", self.name.as_ref())?;
-        state.serialize_entry("port", &self.port)?;
-        serde_struct::optional_entry(&mut state, "protocol", self.protocol.as_ref())?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        'entries: {
+            if state.optional("appProtocol", self.app_protocol.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("name", self.name.as_ref()) {
+                break 'entries;
+            }
+            if state.entry("port", &self.port) {
+                break 'entries;
+            }
+            if state.optional("protocol", self.protocol.as_ref()) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

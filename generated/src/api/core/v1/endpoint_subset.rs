@@ -21,8 +21,6 @@ impl Eq for EndpointSubset {}
 impl ::serde::Serialize for EndpointSubset {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = if serializer.is_human_readable() {
             None
         } else {
@@ -32,15 +30,21 @@ impl ::serde::Serialize for EndpointSubset {
             len += usize::from(self.ports.is_some());
             Some(len)
         };
-        let mut state = serializer.serialize_map(len)?;
-        serde_struct::optional_entry(&mut state, "addresses", self.addresses.as_ref())?;
-        serde_struct::optional_entry(
-            &mut state,
-            "notReadyAddresses",
-            self.not_ready_addresses.as_ref(),
-        )?;
-        serde_struct::optional_entry(&mut state, "ports", self.ports.as_ref())?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        'entries: {
+            if state.optional("addresses", self.addresses.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("notReadyAddresses", self.not_ready_addresses.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("ports", self.ports.as_ref()) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

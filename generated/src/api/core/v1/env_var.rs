@@ -21,8 +21,6 @@ impl Eq for EnvVar {}
 impl ::serde::Serialize for EnvVar {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = if serializer.is_human_readable() {
             None
         } else {
@@ -31,11 +29,21 @@ impl ::serde::Serialize for EnvVar {
             len += usize::from(self.value_from.is_some());
             Some(len)
         };
-        let mut state = serializer.serialize_map(len)?;
-        state.serialize_entry("name", &self.name)?;
-        serde_struct::optional_entry(&mut state, "value", self.value.as_ref())?;
-        serde_struct::optional_entry(&mut state, "valueFrom", self.value_from.as_ref())?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        'entries: {
+            if state.entry("name", &self.name) {
+                break 'entries;
+            }
+            if state.optional("value", self.value.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("valueFrom", self.value_from.as_ref()) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

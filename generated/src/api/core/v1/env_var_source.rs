@@ -25,8 +25,6 @@ impl Eq for EnvVarSource {}
 impl ::serde::Serialize for EnvVarSource {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = if serializer.is_human_readable() {
             None
         } else {
@@ -38,21 +36,27 @@ impl ::serde::Serialize for EnvVarSource {
             len += usize::from(self.secret_key_ref.is_some());
             Some(len)
         };
-        let mut state = serializer.serialize_map(len)?;
-        serde_struct::optional_entry(
-            &mut state,
-            "configMapKeyRef",
-            self.config_map_key_ref.as_ref(),
-        )?;
-        serde_struct::optional_entry(&mut state, "fieldRef", self.field_ref.as_ref())?;
-        serde_struct::optional_entry(&mut state, "fileKeyRef", self.file_key_ref.as_ref())?;
-        serde_struct::optional_entry(
-            &mut state,
-            "resourceFieldRef",
-            self.resource_field_ref.as_ref(),
-        )?;
-        serde_struct::optional_entry(&mut state, "secretKeyRef", self.secret_key_ref.as_ref())?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        'entries: {
+            if state.optional("configMapKeyRef", self.config_map_key_ref.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("fieldRef", self.field_ref.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("fileKeyRef", self.file_key_ref.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("resourceFieldRef", self.resource_field_ref.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("secretKeyRef", self.secret_key_ref.as_ref()) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

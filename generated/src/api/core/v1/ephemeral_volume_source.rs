@@ -19,8 +19,6 @@ impl Eq for EphemeralVolumeSource {}
 impl ::serde::Serialize for EphemeralVolumeSource {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = if serializer.is_human_readable() {
             None
         } else {
@@ -28,13 +26,15 @@ impl ::serde::Serialize for EphemeralVolumeSource {
             len += usize::from(self.volume_claim_template.is_some());
             Some(len)
         };
-        let mut state = serializer.serialize_map(len)?;
-        serde_struct::optional_entry(
-            &mut state,
-            "volumeClaimTemplate",
-            self.volume_claim_template.as_ref(),
-        )?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        'entries: {
+            if state.optional("volumeClaimTemplate", self.volume_claim_template.as_ref()) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

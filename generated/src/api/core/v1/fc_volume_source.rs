@@ -25,8 +25,6 @@ impl Eq for FCVolumeSource {}
 impl ::serde::Serialize for FCVolumeSource {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = if serializer.is_human_readable() {
             None
         } else {
@@ -38,13 +36,27 @@ impl ::serde::Serialize for FCVolumeSource {
             len += usize::from(self.wwids.is_some());
             Some(len)
         };
-        let mut state = serializer.serialize_map(len)?;
-        serde_struct::optional_entry(&mut state, "fsType", self.fs_type.as_ref())?;
-        serde_struct::optional_entry(&mut state, "lun", self.lun.as_ref())?;
-        serde_struct::optional_entry(&mut state, "readOnly", self.read_only.as_ref())?;
-        serde_struct::optional_entry(&mut state, "targetWWNs", self.target_wwns.as_ref())?;
-        serde_struct::optional_entry(&mut state, "wwids", self.wwids.as_ref())?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        'entries: {
+            if state.optional("fsType", self.fs_type.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("lun", self.lun.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("readOnly", self.read_only.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("targetWWNs", self.target_wwns.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("wwids", self.wwids.as_ref()) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

@@ -19,8 +19,6 @@ impl Eq for FlockerVolumeSource {}
 impl ::serde::Serialize for FlockerVolumeSource {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = if serializer.is_human_readable() {
             None
         } else {
@@ -29,10 +27,18 @@ impl ::serde::Serialize for FlockerVolumeSource {
             len += usize::from(self.dataset_uuid.is_some());
             Some(len)
         };
-        let mut state = serializer.serialize_map(len)?;
-        serde_struct::optional_entry(&mut state, "datasetName", self.dataset_name.as_ref())?;
-        serde_struct::optional_entry(&mut state, "datasetUUID", self.dataset_uuid.as_ref())?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        'entries: {
+            if state.optional("datasetName", self.dataset_name.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("datasetUUID", self.dataset_uuid.as_ref()) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

@@ -21,8 +21,6 @@ impl Eq for GitRepoVolumeSource {}
 impl ::serde::Serialize for GitRepoVolumeSource {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = if serializer.is_human_readable() {
             None
         } else {
@@ -31,11 +29,21 @@ impl ::serde::Serialize for GitRepoVolumeSource {
             len += usize::from(self.revision.is_some());
             Some(len)
         };
-        let mut state = serializer.serialize_map(len)?;
-        serde_struct::optional_entry(&mut state, "directory", self.directory.as_ref())?;
-        state.serialize_entry("repository", &self.repository)?;
-        serde_struct::optional_entry(&mut state, "revision", self.revision.as_ref())?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        'entries: {
+            if state.optional("directory", self.directory.as_ref()) {
+                break 'entries;
+            }
+            if state.entry("repository", &self.repository) {
+                break 'entries;
+            }
+            if state.optional("revision", self.revision.as_ref()) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

@@ -25,8 +25,6 @@ impl Eq for HTTPGetAction {}
 impl ::serde::Serialize for HTTPGetAction {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = if serializer.is_human_readable() {
             None
         } else {
@@ -37,13 +35,27 @@ impl ::serde::Serialize for HTTPGetAction {
             len += usize::from(self.scheme.is_some());
             Some(len)
         };
-        let mut state = serializer.serialize_map(len)?;
-        serde_struct::optional_entry(&mut state, "host", self.host.as_ref())?;
-        serde_struct::optional_entry(&mut state, "httpHeaders", self.http_headers.as_ref())?;
-        serde_struct::optional_entry(&mut state, "path", self.path.as_ref())?;
-        state.serialize_entry("port", &self.port)?;
-        serde_struct::optional_entry(&mut state, "scheme", self.scheme.as_ref())?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        'entries: {
+            if state.optional("host", self.host.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("httpHeaders", self.http_headers.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("path", self.path.as_ref()) {
+                break 'entries;
+            }
+            if state.entry("port", &self.port) {
+                break 'entries;
+            }
+            if state.optional("scheme", self.scheme.as_ref()) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

@@ -19,13 +19,19 @@ impl Eq for HTTPHeader {}
 impl ::serde::Serialize for HTTPHeader {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = 2 + self.unknown_fields.len();
-        let mut state = serializer.serialize_map(Some(len))?;
-        state.serialize_entry("name", &self.name)?;
-        state.serialize_entry("value", &self.value)?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(Some(len))?);
+        'entries: {
+            if state.entry("name", &self.name) {
+                break 'entries;
+            }
+            if state.entry("value", &self.value) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

@@ -37,8 +37,6 @@ impl Eq for ISCSIVolumeSource {}
 impl ::serde::Serialize for ISCSIVolumeSource {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = if serializer.is_human_readable() {
             None
         } else {
@@ -53,27 +51,45 @@ impl ::serde::Serialize for ISCSIVolumeSource {
             len += usize::from(self.secret_ref.is_some());
             Some(len)
         };
-        let mut state = serializer.serialize_map(len)?;
-        serde_struct::optional_entry(
-            &mut state,
-            "chapAuthDiscovery",
-            self.chap_auth_discovery.as_ref(),
-        )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "chapAuthSession",
-            self.chap_auth_session.as_ref(),
-        )?;
-        serde_struct::optional_entry(&mut state, "fsType", self.fs_type.as_ref())?;
-        serde_struct::optional_entry(&mut state, "initiatorName", self.initiator_name.as_ref())?;
-        state.serialize_entry("iqn", &self.iqn)?;
-        serde_struct::optional_entry(&mut state, "iscsiInterface", self.iscsi_interface.as_ref())?;
-        state.serialize_entry("lun", &self.lun)?;
-        serde_struct::optional_entry(&mut state, "portals", self.portals.as_ref())?;
-        serde_struct::optional_entry(&mut state, "readOnly", self.read_only.as_ref())?;
-        serde_struct::optional_entry(&mut state, "secretRef", self.secret_ref.as_ref())?;
-        state.serialize_entry("targetPortal", &self.target_portal)?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        'entries: {
+            if state.optional("chapAuthDiscovery", self.chap_auth_discovery.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("chapAuthSession", self.chap_auth_session.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("fsType", self.fs_type.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("initiatorName", self.initiator_name.as_ref()) {
+                break 'entries;
+            }
+            if state.entry("iqn", &self.iqn) {
+                break 'entries;
+            }
+            if state.optional("iscsiInterface", self.iscsi_interface.as_ref()) {
+                break 'entries;
+            }
+            if state.entry("lun", &self.lun) {
+                break 'entries;
+            }
+            if state.optional("portals", self.portals.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("readOnly", self.read_only.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("secretRef", self.secret_ref.as_ref()) {
+                break 'entries;
+            }
+            if state.entry("targetPortal", &self.target_portal) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

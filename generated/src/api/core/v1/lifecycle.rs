@@ -21,8 +21,6 @@ impl Eq for Lifecycle {}
 impl ::serde::Serialize for Lifecycle {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = if serializer.is_human_readable() {
             None
         } else {
@@ -32,11 +30,21 @@ impl ::serde::Serialize for Lifecycle {
             len += usize::from(self.stop_signal.is_some());
             Some(len)
         };
-        let mut state = serializer.serialize_map(len)?;
-        serde_struct::optional_entry(&mut state, "postStart", self.post_start.as_ref())?;
-        serde_struct::optional_entry(&mut state, "preStop", self.pre_stop.as_ref())?;
-        serde_struct::optional_entry(&mut state, "stopSignal", self.stop_signal.as_ref())?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        'entries: {
+            if state.optional("postStart", self.post_start.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("preStop", self.pre_stop.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("stopSignal", self.stop_signal.as_ref()) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

@@ -23,8 +23,6 @@ impl Eq for LifecycleHandler {}
 impl ::serde::Serialize for LifecycleHandler {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = if serializer.is_human_readable() {
             None
         } else {
@@ -35,12 +33,24 @@ impl ::serde::Serialize for LifecycleHandler {
             len += usize::from(self.tcp_socket.is_some());
             Some(len)
         };
-        let mut state = serializer.serialize_map(len)?;
-        serde_struct::optional_entry(&mut state, "exec", self.exec.as_ref())?;
-        serde_struct::optional_entry(&mut state, "httpGet", self.http_get.as_ref())?;
-        serde_struct::optional_entry(&mut state, "sleep", self.sleep.as_ref())?;
-        serde_struct::optional_entry(&mut state, "tcpSocket", self.tcp_socket.as_ref())?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        'entries: {
+            if state.optional("exec", self.exec.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("httpGet", self.http_get.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("sleep", self.sleep.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("tcpSocket", self.tcp_socket.as_ref()) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

@@ -21,8 +21,6 @@ impl Eq for LinuxContainerUser {}
 impl ::serde::Serialize for LinuxContainerUser {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = if serializer.is_human_readable() {
             None
         } else {
@@ -30,15 +28,21 @@ impl ::serde::Serialize for LinuxContainerUser {
             len += usize::from(self.supplemental_groups.is_some());
             Some(len)
         };
-        let mut state = serializer.serialize_map(len)?;
-        state.serialize_entry("gid", &self.gid)?;
-        serde_struct::optional_entry(
-            &mut state,
-            "supplementalGroups",
-            self.supplemental_groups.as_ref(),
-        )?;
-        state.serialize_entry("uid", &self.uid)?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        'entries: {
+            if state.entry("gid", &self.gid) {
+                break 'entries;
+            }
+            if state.optional("supplementalGroups", self.supplemental_groups.as_ref()) {
+                break 'entries;
+            }
+            if state.entry("uid", &self.uid) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

@@ -21,8 +21,6 @@ impl Eq for NFSVolumeSource {}
 impl ::serde::Serialize for NFSVolumeSource {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = if serializer.is_human_readable() {
             None
         } else {
@@ -30,11 +28,21 @@ impl ::serde::Serialize for NFSVolumeSource {
             len += usize::from(self.read_only.is_some());
             Some(len)
         };
-        let mut state = serializer.serialize_map(len)?;
-        state.serialize_entry("path", &self.path)?;
-        serde_struct::optional_entry(&mut state, "readOnly", self.read_only.as_ref())?;
-        state.serialize_entry("server", &self.server)?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        'entries: {
+            if state.entry("path", &self.path) {
+                break 'entries;
+            }
+            if state.optional("readOnly", self.read_only.as_ref()) {
+                break 'entries;
+            }
+            if state.entry("server", &self.server) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

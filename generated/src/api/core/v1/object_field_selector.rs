@@ -19,8 +19,6 @@ impl Eq for ObjectFieldSelector {}
 impl ::serde::Serialize for ObjectFieldSelector {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = if serializer.is_human_readable() {
             None
         } else {
@@ -28,10 +26,18 @@ impl ::serde::Serialize for ObjectFieldSelector {
             len += usize::from(self.api_version.is_some());
             Some(len)
         };
-        let mut state = serializer.serialize_map(len)?;
-        serde_struct::optional_entry(&mut state, "apiVersion", self.api_version.as_ref())?;
-        state.serialize_entry("fieldPath", &self.field_path)?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        'entries: {
+            if state.optional("apiVersion", self.api_version.as_ref()) {
+                break 'entries;
+            }
+            if state.entry("fieldPath", &self.field_path) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

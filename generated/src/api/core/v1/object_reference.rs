@@ -29,8 +29,6 @@ impl Eq for ObjectReference {}
 impl ::serde::Serialize for ObjectReference {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = if serializer.is_human_readable() {
             None
         } else {
@@ -44,19 +42,33 @@ impl ::serde::Serialize for ObjectReference {
             len += usize::from(self.uid.is_some());
             Some(len)
         };
-        let mut state = serializer.serialize_map(len)?;
-        serde_struct::optional_entry(&mut state, "apiVersion", self.api_version.as_ref())?;
-        serde_struct::optional_entry(&mut state, "fieldPath", self.field_path.as_ref())?;
-        serde_struct::optional_entry(&mut state, "kind", self.kind.as_ref())?;
-        serde_struct::optional_entry(&mut state, "name", self.name.as_ref())?;
-        serde_struct::optional_entry(&mut state, "namespace", self.namespace.as_ref())?;
-        serde_struct::optional_entry(
-            &mut state,
-            "resourceVersion",
-            self.resource_version.as_ref(),
-        )?;
-        serde_struct::optional_entry(&mut state, "uid", self.uid.as_ref())?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        'entries: {
+            if state.optional("apiVersion", self.api_version.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("fieldPath", self.field_path.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("kind", self.kind.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("name", self.name.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("namespace", self.namespace.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("resourceVersion", self.resource_version.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("uid", self.uid.as_ref()) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

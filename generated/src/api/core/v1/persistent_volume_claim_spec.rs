@@ -35,8 +35,6 @@ impl Eq for PersistentVolumeClaimSpec {}
 impl ::serde::Serialize for PersistentVolumeClaimSpec {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = if serializer.is_human_readable() {
             None
         } else {
@@ -52,25 +50,42 @@ impl ::serde::Serialize for PersistentVolumeClaimSpec {
             len += usize::from(self.volume_name.is_some());
             Some(len)
         };
-        let mut state = serializer.serialize_map(len)?;
-        serde_struct::optional_entry(&mut state, "accessModes", self.access_modes.as_ref())?;
-        serde_struct::optional_entry(&mut state, "dataSource", self.data_source.as_ref())?;
-        serde_struct::optional_entry(&mut state, "dataSourceRef", self.data_source_ref.as_ref())?;
-        serde_struct::optional_entry(&mut state, "resources", self.resources.as_ref())?;
-        serde_struct::optional_entry(&mut state, "selector", self.selector.as_ref())?;
-        serde_struct::optional_entry(
-            &mut state,
-            "storageClassName",
-            self.storage_class_name.as_ref(),
-        )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "volumeAttributesClassName",
-            self.volume_attributes_class_name.as_ref(),
-        )?;
-        serde_struct::optional_entry(&mut state, "volumeMode", self.volume_mode.as_ref())?;
-        serde_struct::optional_entry(&mut state, "volumeName", self.volume_name.as_ref())?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        'entries: {
+            if state.optional("accessModes", self.access_modes.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("dataSource", self.data_source.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("dataSourceRef", self.data_source_ref.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("resources", self.resources.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("selector", self.selector.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("storageClassName", self.storage_class_name.as_ref()) {
+                break 'entries;
+            }
+            if state.optional(
+                "volumeAttributesClassName",
+                self.volume_attributes_class_name.as_ref(),
+            ) {
+                break 'entries;
+            }
+            if state.optional("volumeMode", self.volume_mode.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("volumeName", self.volume_name.as_ref()) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

@@ -21,8 +21,6 @@ impl Eq for PersistentVolumeClaimTemplate {}
 impl ::serde::Serialize for PersistentVolumeClaimTemplate {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = if serializer.is_human_readable() {
             None
         } else {
@@ -30,10 +28,18 @@ impl ::serde::Serialize for PersistentVolumeClaimTemplate {
             len += usize::from(self.metadata.is_some());
             Some(len)
         };
-        let mut state = serializer.serialize_map(len)?;
-        serde_struct::optional_entry(&mut state, "metadata", self.metadata.as_ref())?;
-        state.serialize_entry("spec", &self.spec)?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        'entries: {
+            if state.optional("metadata", self.metadata.as_ref()) {
+                break 'entries;
+            }
+            if state.entry("spec", &self.spec) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

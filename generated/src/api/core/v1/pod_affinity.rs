@@ -23,8 +23,6 @@ impl Eq for PodAffinity {}
 impl ::serde::Serialize for PodAffinity {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = if serializer.is_human_readable() {
             None
         } else {
@@ -33,18 +31,24 @@ impl ::serde::Serialize for PodAffinity {
             len += usize::from(self.required_during_scheduling_ignored_during_execution.is_some());
             Some(len)
         };
-        let mut state = serializer.serialize_map(len)?;
-        serde_struct::optional_entry(
-            &mut state,
-            "preferredDuringSchedulingIgnoredDuringExecution",
-            self.preferred_during_scheduling_ignored_during_execution.as_ref(),
-        )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "requiredDuringSchedulingIgnoredDuringExecution",
-            self.required_during_scheduling_ignored_during_execution.as_ref(),
-        )?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        'entries: {
+            if state.optional(
+                "preferredDuringSchedulingIgnoredDuringExecution",
+                self.preferred_during_scheduling_ignored_during_execution.as_ref(),
+            ) {
+                break 'entries;
+            }
+            if state.optional(
+                "requiredDuringSchedulingIgnoredDuringExecution",
+                self.required_during_scheduling_ignored_during_execution.as_ref(),
+            ) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

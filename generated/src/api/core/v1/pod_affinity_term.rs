@@ -31,8 +31,6 @@ impl Eq for PodAffinityTerm {}
 impl ::serde::Serialize for PodAffinityTerm {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = if serializer.is_human_readable() {
             None
         } else {
@@ -44,22 +42,30 @@ impl ::serde::Serialize for PodAffinityTerm {
             len += usize::from(self.namespaces.is_some());
             Some(len)
         };
-        let mut state = serializer.serialize_map(len)?;
-        serde_struct::optional_entry(&mut state, "labelSelector", self.label_selector.as_ref())?;
-        serde_struct::optional_entry(&mut state, "matchLabelKeys", self.match_label_keys.as_ref())?;
-        serde_struct::optional_entry(
-            &mut state,
-            "mismatchLabelKeys",
-            self.mismatch_label_keys.as_ref(),
-        )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "namespaceSelector",
-            self.namespace_selector.as_ref(),
-        )?;
-        serde_struct::optional_entry(&mut state, "namespaces", self.namespaces.as_ref())?;
-        state.serialize_entry("topologyKey", &self.topology_key)?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        'entries: {
+            if state.optional("labelSelector", self.label_selector.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("matchLabelKeys", self.match_label_keys.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("mismatchLabelKeys", self.mismatch_label_keys.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("namespaceSelector", self.namespace_selector.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("namespaces", self.namespaces.as_ref()) {
+                break 'entries;
+            }
+            if state.entry("topologyKey", &self.topology_key) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

@@ -29,8 +29,6 @@ impl Eq for PodCertificateProjection {}
 impl ::serde::Serialize for PodCertificateProjection {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = if serializer.is_human_readable() {
             None
         } else {
@@ -42,31 +40,33 @@ impl ::serde::Serialize for PodCertificateProjection {
             len += usize::from(self.user_annotations.is_some());
             Some(len)
         };
-        let mut state = serializer.serialize_map(len)?;
-        serde_struct::optional_entry(
-            &mut state,
-            "certificateChainPath",
-            self.certificate_chain_path.as_ref(),
-        )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "credentialBundlePath",
-            self.credential_bundle_path.as_ref(),
-        )?;
-        serde_struct::optional_entry(&mut state, "keyPath", self.key_path.as_ref())?;
-        state.serialize_entry("keyType", &self.key_type)?;
-        serde_struct::optional_entry(
-            &mut state,
-            "maxExpirationSeconds",
-            self.max_expiration_seconds.as_ref(),
-        )?;
-        state.serialize_entry("signerName", &self.signer_name)?;
-        serde_struct::optional_entry(
-            &mut state,
-            "userAnnotations",
-            self.user_annotations.as_ref(),
-        )?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        'entries: {
+            if state.optional("certificateChainPath", self.certificate_chain_path.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("credentialBundlePath", self.credential_bundle_path.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("keyPath", self.key_path.as_ref()) {
+                break 'entries;
+            }
+            if state.entry("keyType", &self.key_type) {
+                break 'entries;
+            }
+            if state.optional("maxExpirationSeconds", self.max_expiration_seconds.as_ref()) {
+                break 'entries;
+            }
+            if state.entry("signerName", &self.signer_name) {
+                break 'entries;
+            }
+            if state.optional("userAnnotations", self.user_annotations.as_ref()) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

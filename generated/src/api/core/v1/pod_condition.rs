@@ -33,8 +33,6 @@ impl Eq for PodCondition {}
 impl ::serde::Serialize for PodCondition {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = if serializer.is_human_readable() {
             None
         } else {
@@ -46,23 +44,33 @@ impl ::serde::Serialize for PodCondition {
             len += usize::from(self.reason.is_some());
             Some(len)
         };
-        let mut state = serializer.serialize_map(len)?;
-        serde_struct::optional_entry(&mut state, "lastProbeTime", self.last_probe_time.as_ref())?;
-        serde_struct::optional_entry(
-            &mut state,
-            "lastTransitionTime",
-            self.last_transition_time.as_ref(),
-        )?;
-        serde_struct::optional_entry(&mut state, "message", self.message.as_ref())?;
-        serde_struct::optional_entry(
-            &mut state,
-            "observedGeneration",
-            self.observed_generation.as_ref(),
-        )?;
-        serde_struct::optional_entry(&mut state, "reason", self.reason.as_ref())?;
-        state.serialize_entry("status", &self.status)?;
-        state.serialize_entry("type", &self.type_)?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        'entries: {
+            if state.optional("lastProbeTime", self.last_probe_time.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("lastTransitionTime", self.last_transition_time.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("message", self.message.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("observedGeneration", self.observed_generation.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("reason", self.reason.as_ref()) {
+                break 'entries;
+            }
+            if state.entry("status", &self.status) {
+                break 'entries;
+            }
+            if state.entry("type", &self.type_) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

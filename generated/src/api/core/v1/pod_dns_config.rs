@@ -21,8 +21,6 @@ impl Eq for PodDNSConfig {}
 impl ::serde::Serialize for PodDNSConfig {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = if serializer.is_human_readable() {
             None
         } else {
@@ -32,11 +30,21 @@ impl ::serde::Serialize for PodDNSConfig {
             len += usize::from(self.searches.is_some());
             Some(len)
         };
-        let mut state = serializer.serialize_map(len)?;
-        serde_struct::optional_entry(&mut state, "nameservers", self.nameservers.as_ref())?;
-        serde_struct::optional_entry(&mut state, "options", self.options.as_ref())?;
-        serde_struct::optional_entry(&mut state, "searches", self.searches.as_ref())?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        'entries: {
+            if state.optional("nameservers", self.nameservers.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("options", self.options.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("searches", self.searches.as_ref()) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

@@ -19,8 +19,6 @@ impl Eq for PodDNSConfigOption {}
 impl ::serde::Serialize for PodDNSConfigOption {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = if serializer.is_human_readable() {
             None
         } else {
@@ -29,10 +27,18 @@ impl ::serde::Serialize for PodDNSConfigOption {
             len += usize::from(self.value.is_some());
             Some(len)
         };
-        let mut state = serializer.serialize_map(len)?;
-        serde_struct::optional_entry(&mut state, "name", self.name.as_ref())?;
-        serde_struct::optional_entry(&mut state, "value", self.value.as_ref())?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        'entries: {
+            if state.optional("name", self.name.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("value", self.value.as_ref()) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

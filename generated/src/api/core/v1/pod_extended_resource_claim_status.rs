@@ -19,13 +19,19 @@ impl Eq for PodExtendedResourceClaimStatus {}
 impl ::serde::Serialize for PodExtendedResourceClaimStatus {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = 2 + self.unknown_fields.len();
-        let mut state = serializer.serialize_map(Some(len))?;
-        state.serialize_entry("requestMappings", &self.request_mappings)?;
-        state.serialize_entry("resourceClaimName", &self.resource_claim_name)?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(Some(len))?);
+        'entries: {
+            if state.entry("requestMappings", &self.request_mappings) {
+                break 'entries;
+            }
+            if state.entry("resourceClaimName", &self.resource_claim_name) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

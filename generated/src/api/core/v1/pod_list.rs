@@ -27,8 +27,6 @@ impl Eq for PodList {}
 impl ::serde::Serialize for PodList {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = if serializer.is_human_readable() {
             None
         } else {
@@ -38,17 +36,24 @@ impl ::serde::Serialize for PodList {
             len += usize::from(self.metadata.is_some());
             Some(len)
         };
-        let mut state = serializer.serialize_map(len)?;
-        serde_struct::entry_if(
-            &mut state,
-            "apiVersion",
-            &self.api_version,
-            self.api_version.is_present(),
-        )?;
-        state.serialize_entry("items", &self.items)?;
-        serde_struct::entry_if(&mut state, "kind", &self.kind, self.kind.is_present())?;
-        serde_struct::optional_entry(&mut state, "metadata", self.metadata.as_ref())?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        'entries: {
+            if state.entry_if("apiVersion", &self.api_version, self.api_version.is_present()) {
+                break 'entries;
+            }
+            if state.entry("items", &self.items) {
+                break 'entries;
+            }
+            if state.entry_if("kind", &self.kind, self.kind.is_present()) {
+                break 'entries;
+            }
+            if state.optional("metadata", self.metadata.as_ref()) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

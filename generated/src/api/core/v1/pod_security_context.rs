@@ -41,8 +41,6 @@ impl Eq for PodSecurityContext {}
 impl ::serde::Serialize for PodSecurityContext {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = if serializer.is_human_readable() {
             None
         } else {
@@ -62,41 +60,54 @@ impl ::serde::Serialize for PodSecurityContext {
             len += usize::from(self.windows_options.is_some());
             Some(len)
         };
-        let mut state = serializer.serialize_map(len)?;
-        serde_struct::optional_entry(
-            &mut state,
-            "appArmorProfile",
-            self.app_armor_profile.as_ref(),
-        )?;
-        serde_struct::optional_entry(&mut state, "fsGroup", self.fs_group.as_ref())?;
-        serde_struct::optional_entry(
-            &mut state,
-            "fsGroupChangePolicy",
-            self.fs_group_change_policy.as_ref(),
-        )?;
-        serde_struct::optional_entry(&mut state, "runAsGroup", self.run_as_group.as_ref())?;
-        serde_struct::optional_entry(&mut state, "runAsNonRoot", self.run_as_non_root.as_ref())?;
-        serde_struct::optional_entry(&mut state, "runAsUser", self.run_as_user.as_ref())?;
-        serde_struct::optional_entry(
-            &mut state,
-            "seLinuxChangePolicy",
-            self.se_linux_change_policy.as_ref(),
-        )?;
-        serde_struct::optional_entry(&mut state, "seLinuxOptions", self.se_linux_options.as_ref())?;
-        serde_struct::optional_entry(&mut state, "seccompProfile", self.seccomp_profile.as_ref())?;
-        serde_struct::optional_entry(
-            &mut state,
-            "supplementalGroups",
-            self.supplemental_groups.as_ref(),
-        )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "supplementalGroupsPolicy",
-            self.supplemental_groups_policy.as_ref(),
-        )?;
-        serde_struct::optional_entry(&mut state, "sysctls", self.sysctls.as_ref())?;
-        serde_struct::optional_entry(&mut state, "windowsOptions", self.windows_options.as_ref())?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        'entries: {
+            if state.optional("appArmorProfile", self.app_armor_profile.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("fsGroup", self.fs_group.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("fsGroupChangePolicy", self.fs_group_change_policy.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("runAsGroup", self.run_as_group.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("runAsNonRoot", self.run_as_non_root.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("runAsUser", self.run_as_user.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("seLinuxChangePolicy", self.se_linux_change_policy.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("seLinuxOptions", self.se_linux_options.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("seccompProfile", self.seccomp_profile.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("supplementalGroups", self.supplemental_groups.as_ref()) {
+                break 'entries;
+            }
+            if state.optional(
+                "supplementalGroupsPolicy",
+                self.supplemental_groups_policy.as_ref(),
+            ) {
+                break 'entries;
+            }
+            if state.optional("sysctls", self.sysctls.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("windowsOptions", self.windows_options.as_ref()) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

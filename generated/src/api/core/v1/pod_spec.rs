@@ -106,8 +106,6 @@ impl Eq for PodSpec {}
 impl ::serde::Serialize for PodSpec {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = if serializer.is_human_readable() {
             None
         } else {
@@ -155,114 +153,147 @@ impl ::serde::Serialize for PodSpec {
             len += usize::from(self.workload_ref.is_some());
             Some(len)
         };
-        let mut state = serializer.serialize_map(len)?;
-        serde_struct::optional_entry(
-            &mut state,
-            "activeDeadlineSeconds",
-            self.active_deadline_seconds.as_ref(),
-        )?;
-        serde_struct::optional_entry(&mut state, "affinity", self.affinity.as_ref())?;
-        serde_struct::optional_entry(
-            &mut state,
-            "automountServiceAccountToken",
-            self.automount_service_account_token.as_ref(),
-        )?;
-        state.serialize_entry("containers", &self.containers)?;
-        serde_struct::optional_entry(&mut state, "dnsConfig", self.dns_config.as_ref())?;
-        serde_struct::optional_entry(&mut state, "dnsPolicy", self.dns_policy.as_ref())?;
-        serde_struct::optional_entry(
-            &mut state,
-            "enableServiceLinks",
-            self.enable_service_links.as_ref(),
-        )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "ephemeralContainers",
-            self.ephemeral_containers.as_ref(),
-        )?;
-        serde_struct::optional_entry(&mut state, "hostAliases", self.host_aliases.as_ref())?;
-        serde_struct::optional_entry(&mut state, "hostIPC", self.host_ipc.as_ref())?;
-        serde_struct::optional_entry(&mut state, "hostNetwork", self.host_network.as_ref())?;
-        serde_struct::optional_entry(&mut state, "hostPID", self.host_pid.as_ref())?;
-        serde_struct::optional_entry(&mut state, "hostUsers", self.host_users.as_ref())?;
-        serde_struct::optional_entry(&mut state, "hostname", self.hostname.as_ref())?;
-        serde_struct::optional_entry(
-            &mut state,
-            "hostnameOverride",
-            self.hostname_override.as_ref(),
-        )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "imagePullSecrets",
-            self.image_pull_secrets.as_ref(),
-        )?;
-        serde_struct::optional_entry(&mut state, "initContainers", self.init_containers.as_ref())?;
-        serde_struct::optional_entry(&mut state, "nodeName", self.node_name.as_ref())?;
-        serde_struct::optional_entry(&mut state, "nodeSelector", self.node_selector.as_ref())?;
-        serde_struct::optional_entry(&mut state, "os", self.os.as_ref())?;
-        serde_struct::optional_entry(&mut state, "overhead", self.overhead.as_ref())?;
-        serde_struct::optional_entry(
-            &mut state,
-            "preemptionPolicy",
-            self.preemption_policy.as_ref(),
-        )?;
-        serde_struct::optional_entry(&mut state, "priority", self.priority.as_ref())?;
-        serde_struct::optional_entry(
-            &mut state,
-            "priorityClassName",
-            self.priority_class_name.as_ref(),
-        )?;
-        serde_struct::optional_entry(&mut state, "readinessGates", self.readiness_gates.as_ref())?;
-        serde_struct::optional_entry(&mut state, "resourceClaims", self.resource_claims.as_ref())?;
-        serde_struct::optional_entry(&mut state, "resources", self.resources.as_ref())?;
-        serde_struct::optional_entry(&mut state, "restartPolicy", self.restart_policy.as_ref())?;
-        serde_struct::optional_entry(
-            &mut state,
-            "runtimeClassName",
-            self.runtime_class_name.as_ref(),
-        )?;
-        serde_struct::optional_entry(&mut state, "schedulerName", self.scheduler_name.as_ref())?;
-        serde_struct::optional_entry(
-            &mut state,
-            "schedulingGates",
-            self.scheduling_gates.as_ref(),
-        )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "securityContext",
-            self.security_context.as_ref(),
-        )?;
-        serde_struct::optional_entry(&mut state, "serviceAccount", self.service_account.as_ref())?;
-        serde_struct::optional_entry(
-            &mut state,
-            "serviceAccountName",
-            self.service_account_name.as_ref(),
-        )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "setHostnameAsFQDN",
-            self.set_hostname_as_fqdn.as_ref(),
-        )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "shareProcessNamespace",
-            self.share_process_namespace.as_ref(),
-        )?;
-        serde_struct::optional_entry(&mut state, "subdomain", self.subdomain.as_ref())?;
-        serde_struct::optional_entry(
-            &mut state,
-            "terminationGracePeriodSeconds",
-            self.termination_grace_period_seconds.as_ref(),
-        )?;
-        serde_struct::optional_entry(&mut state, "tolerations", self.tolerations.as_ref())?;
-        serde_struct::optional_entry(
-            &mut state,
-            "topologySpreadConstraints",
-            self.topology_spread_constraints.as_ref(),
-        )?;
-        serde_struct::optional_entry(&mut state, "volumes", self.volumes.as_ref())?;
-        serde_struct::optional_entry(&mut state, "workloadRef", self.workload_ref.as_ref())?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        'entries: {
+            if state.optional("activeDeadlineSeconds", self.active_deadline_seconds.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("affinity", self.affinity.as_ref()) {
+                break 'entries;
+            }
+            if state.optional(
+                "automountServiceAccountToken",
+                self.automount_service_account_token.as_ref(),
+            ) {
+                break 'entries;
+            }
+            if state.entry("containers", &self.containers) {
+                break 'entries;
+            }
+            if state.optional("dnsConfig", self.dns_config.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("dnsPolicy", self.dns_policy.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("enableServiceLinks", self.enable_service_links.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("ephemeralContainers", self.ephemeral_containers.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("hostAliases", self.host_aliases.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("hostIPC", self.host_ipc.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("hostNetwork", self.host_network.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("hostPID", self.host_pid.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("hostUsers", self.host_users.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("hostname", self.hostname.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("hostnameOverride", self.hostname_override.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("imagePullSecrets", self.image_pull_secrets.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("initContainers", self.init_containers.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("nodeName", self.node_name.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("nodeSelector", self.node_selector.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("os", self.os.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("overhead", self.overhead.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("preemptionPolicy", self.preemption_policy.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("priority", self.priority.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("priorityClassName", self.priority_class_name.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("readinessGates", self.readiness_gates.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("resourceClaims", self.resource_claims.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("resources", self.resources.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("restartPolicy", self.restart_policy.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("runtimeClassName", self.runtime_class_name.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("schedulerName", self.scheduler_name.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("schedulingGates", self.scheduling_gates.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("securityContext", self.security_context.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("serviceAccount", self.service_account.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("serviceAccountName", self.service_account_name.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("setHostnameAsFQDN", self.set_hostname_as_fqdn.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("shareProcessNamespace", self.share_process_namespace.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("subdomain", self.subdomain.as_ref()) {
+                break 'entries;
+            }
+            if state.optional(
+                "terminationGracePeriodSeconds",
+                self.termination_grace_period_seconds.as_ref(),
+            ) {
+                break 'entries;
+            }
+            if state.optional("tolerations", self.tolerations.as_ref()) {
+                break 'entries;
+            }
+            if state.optional(
+                "topologySpreadConstraints",
+                self.topology_spread_constraints.as_ref(),
+            ) {
+                break 'entries;
+            }
+            if state.optional("volumes", self.volumes.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("workloadRef", self.workload_ref.as_ref()) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

@@ -64,8 +64,6 @@ impl Eq for PodStatus {}
 impl ::serde::Serialize for PodStatus {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = if serializer.is_human_readable() {
             None
         } else {
@@ -92,60 +90,78 @@ impl ::serde::Serialize for PodStatus {
             len += usize::from(self.start_time.is_some());
             Some(len)
         };
-        let mut state = serializer.serialize_map(len)?;
-        serde_struct::optional_entry(
-            &mut state,
-            "allocatedResources",
-            self.allocated_resources.as_ref(),
-        )?;
-        serde_struct::optional_entry(&mut state, "conditions", self.conditions.as_ref())?;
-        serde_struct::optional_entry(
-            &mut state,
-            "containerStatuses",
-            self.container_statuses.as_ref(),
-        )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "ephemeralContainerStatuses",
-            self.ephemeral_container_statuses.as_ref(),
-        )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "extendedResourceClaimStatus",
-            self.extended_resource_claim_status.as_ref(),
-        )?;
-        serde_struct::optional_entry(&mut state, "hostIP", self.host_ip.as_ref())?;
-        serde_struct::optional_entry(&mut state, "hostIPs", self.host_ips.as_ref())?;
-        serde_struct::optional_entry(
-            &mut state,
-            "initContainerStatuses",
-            self.init_container_statuses.as_ref(),
-        )?;
-        serde_struct::optional_entry(&mut state, "message", self.message.as_ref())?;
-        serde_struct::optional_entry(
-            &mut state,
-            "nominatedNodeName",
-            self.nominated_node_name.as_ref(),
-        )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "observedGeneration",
-            self.observed_generation.as_ref(),
-        )?;
-        serde_struct::optional_entry(&mut state, "phase", self.phase.as_ref())?;
-        serde_struct::optional_entry(&mut state, "podIP", self.pod_ip.as_ref())?;
-        serde_struct::optional_entry(&mut state, "podIPs", self.pod_ips.as_ref())?;
-        serde_struct::optional_entry(&mut state, "qosClass", self.qos_class.as_ref())?;
-        serde_struct::optional_entry(&mut state, "reason", self.reason.as_ref())?;
-        serde_struct::optional_entry(&mut state, "resize", self.resize.as_ref())?;
-        serde_struct::optional_entry(
-            &mut state,
-            "resourceClaimStatuses",
-            self.resource_claim_statuses.as_ref(),
-        )?;
-        serde_struct::optional_entry(&mut state, "resources", self.resources.as_ref())?;
-        serde_struct::optional_entry(&mut state, "startTime", self.start_time.as_ref())?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        'entries: {
+            if state.optional("allocatedResources", self.allocated_resources.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("conditions", self.conditions.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("containerStatuses", self.container_statuses.as_ref()) {
+                break 'entries;
+            }
+            if state.optional(
+                "ephemeralContainerStatuses",
+                self.ephemeral_container_statuses.as_ref(),
+            ) {
+                break 'entries;
+            }
+            if state.optional(
+                "extendedResourceClaimStatus",
+                self.extended_resource_claim_status.as_ref(),
+            ) {
+                break 'entries;
+            }
+            if state.optional("hostIP", self.host_ip.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("hostIPs", self.host_ips.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("initContainerStatuses", self.init_container_statuses.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("message", self.message.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("nominatedNodeName", self.nominated_node_name.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("observedGeneration", self.observed_generation.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("phase", self.phase.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("podIP", self.pod_ip.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("podIPs", self.pod_ips.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("qosClass", self.qos_class.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("reason", self.reason.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("resize", self.resize.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("resourceClaimStatuses", self.resource_claim_statuses.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("resources", self.resources.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("startTime", self.start_time.as_ref()) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

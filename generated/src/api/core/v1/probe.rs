@@ -35,8 +35,6 @@ impl Eq for Probe {}
 impl ::serde::Serialize for Probe {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = if serializer.is_human_readable() {
             None
         } else {
@@ -53,34 +51,45 @@ impl ::serde::Serialize for Probe {
             len += usize::from(self.timeout_seconds.is_some());
             Some(len)
         };
-        let mut state = serializer.serialize_map(len)?;
-        serde_struct::optional_entry(&mut state, "exec", self.exec.as_ref())?;
-        serde_struct::optional_entry(
-            &mut state,
-            "failureThreshold",
-            self.failure_threshold.as_ref(),
-        )?;
-        serde_struct::optional_entry(&mut state, "grpc", self.grpc.as_ref())?;
-        serde_struct::optional_entry(&mut state, "httpGet", self.http_get.as_ref())?;
-        serde_struct::optional_entry(
-            &mut state,
-            "initialDelaySeconds",
-            self.initial_delay_seconds.as_ref(),
-        )?;
-        serde_struct::optional_entry(&mut state, "periodSeconds", self.period_seconds.as_ref())?;
-        serde_struct::optional_entry(
-            &mut state,
-            "successThreshold",
-            self.success_threshold.as_ref(),
-        )?;
-        serde_struct::optional_entry(&mut state, "tcpSocket", self.tcp_socket.as_ref())?;
-        serde_struct::optional_entry(
-            &mut state,
-            "terminationGracePeriodSeconds",
-            self.termination_grace_period_seconds.as_ref(),
-        )?;
-        serde_struct::optional_entry(&mut state, "timeoutSeconds", self.timeout_seconds.as_ref())?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        'entries: {
+            if state.optional("exec", self.exec.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("failureThreshold", self.failure_threshold.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("grpc", self.grpc.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("httpGet", self.http_get.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("initialDelaySeconds", self.initial_delay_seconds.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("periodSeconds", self.period_seconds.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("successThreshold", self.success_threshold.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("tcpSocket", self.tcp_socket.as_ref()) {
+                break 'entries;
+            }
+            if state.optional(
+                "terminationGracePeriodSeconds",
+                self.termination_grace_period_seconds.as_ref(),
+            ) {
+                break 'entries;
+            }
+            if state.optional("timeoutSeconds", self.timeout_seconds.as_ref()) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

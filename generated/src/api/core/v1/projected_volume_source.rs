@@ -19,8 +19,6 @@ impl Eq for ProjectedVolumeSource {}
 impl ::serde::Serialize for ProjectedVolumeSource {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = if serializer.is_human_readable() {
             None
         } else {
@@ -29,10 +27,18 @@ impl ::serde::Serialize for ProjectedVolumeSource {
             len += usize::from(self.sources.is_some());
             Some(len)
         };
-        let mut state = serializer.serialize_map(len)?;
-        serde_struct::optional_entry(&mut state, "defaultMode", self.default_mode.as_ref())?;
-        serde_struct::optional_entry(&mut state, "sources", self.sources.as_ref())?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        'entries: {
+            if state.optional("defaultMode", self.default_mode.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("sources", self.sources.as_ref()) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

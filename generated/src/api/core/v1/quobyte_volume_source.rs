@@ -27,8 +27,6 @@ impl Eq for QuobyteVolumeSource {}
 impl ::serde::Serialize for QuobyteVolumeSource {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = if serializer.is_human_readable() {
             None
         } else {
@@ -39,14 +37,30 @@ impl ::serde::Serialize for QuobyteVolumeSource {
             len += usize::from(self.user.is_some());
             Some(len)
         };
-        let mut state = serializer.serialize_map(len)?;
-        serde_struct::optional_entry(&mut state, "group", self.group.as_ref())?;
-        serde_struct::optional_entry(&mut state, "readOnly", self.read_only.as_ref())?;
-        state.serialize_entry("registry", &self.registry)?;
-        serde_struct::optional_entry(&mut state, "tenant", self.tenant.as_ref())?;
-        serde_struct::optional_entry(&mut state, "user", self.user.as_ref())?;
-        state.serialize_entry("volume", &self.volume)?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        'entries: {
+            if state.optional("group", self.group.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("readOnly", self.read_only.as_ref()) {
+                break 'entries;
+            }
+            if state.entry("registry", &self.registry) {
+                break 'entries;
+            }
+            if state.optional("tenant", self.tenant.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("user", self.user.as_ref()) {
+                break 'entries;
+            }
+            if state.entry("volume", &self.volume) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

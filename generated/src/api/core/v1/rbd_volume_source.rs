@@ -31,8 +31,6 @@ impl Eq for RBDVolumeSource {}
 impl ::serde::Serialize for RBDVolumeSource {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = if serializer.is_human_readable() {
             None
         } else {
@@ -45,16 +43,36 @@ impl ::serde::Serialize for RBDVolumeSource {
             len += usize::from(self.user.is_some());
             Some(len)
         };
-        let mut state = serializer.serialize_map(len)?;
-        serde_struct::optional_entry(&mut state, "fsType", self.fs_type.as_ref())?;
-        state.serialize_entry("image", &self.image)?;
-        serde_struct::optional_entry(&mut state, "keyring", self.keyring.as_ref())?;
-        state.serialize_entry("monitors", &self.monitors)?;
-        serde_struct::optional_entry(&mut state, "pool", self.pool.as_ref())?;
-        serde_struct::optional_entry(&mut state, "readOnly", self.read_only.as_ref())?;
-        serde_struct::optional_entry(&mut state, "secretRef", self.secret_ref.as_ref())?;
-        serde_struct::optional_entry(&mut state, "user", self.user.as_ref())?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        'entries: {
+            if state.optional("fsType", self.fs_type.as_ref()) {
+                break 'entries;
+            }
+            if state.entry("image", &self.image) {
+                break 'entries;
+            }
+            if state.optional("keyring", self.keyring.as_ref()) {
+                break 'entries;
+            }
+            if state.entry("monitors", &self.monitors) {
+                break 'entries;
+            }
+            if state.optional("pool", self.pool.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("readOnly", self.read_only.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("secretRef", self.secret_ref.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("user", self.user.as_ref()) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

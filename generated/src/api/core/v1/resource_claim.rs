@@ -19,8 +19,6 @@ impl Eq for ResourceClaim {}
 impl ::serde::Serialize for ResourceClaim {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = if serializer.is_human_readable() {
             None
         } else {
@@ -28,10 +26,18 @@ impl ::serde::Serialize for ResourceClaim {
             len += usize::from(self.request.is_some());
             Some(len)
         };
-        let mut state = serializer.serialize_map(len)?;
-        state.serialize_entry("name", &self.name)?;
-        serde_struct::optional_entry(&mut state, "request", self.request.as_ref())?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        'entries: {
+            if state.entry("name", &self.name) {
+                break 'entries;
+            }
+            if state.optional("request", self.request.as_ref()) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

@@ -21,8 +21,6 @@ impl Eq for ResourceFieldSelector {}
 impl ::serde::Serialize for ResourceFieldSelector {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = if serializer.is_human_readable() {
             None
         } else {
@@ -31,11 +29,21 @@ impl ::serde::Serialize for ResourceFieldSelector {
             len += usize::from(self.divisor.is_some());
             Some(len)
         };
-        let mut state = serializer.serialize_map(len)?;
-        serde_struct::optional_entry(&mut state, "containerName", self.container_name.as_ref())?;
-        serde_struct::optional_entry(&mut state, "divisor", self.divisor.as_ref())?;
-        state.serialize_entry("resource", &self.resource)?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        'entries: {
+            if state.optional("containerName", self.container_name.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("divisor", self.divisor.as_ref()) {
+                break 'entries;
+            }
+            if state.entry("resource", &self.resource) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

@@ -19,8 +19,6 @@ impl Eq for ResourceHealth {}
 impl ::serde::Serialize for ResourceHealth {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = if serializer.is_human_readable() {
             None
         } else {
@@ -28,10 +26,18 @@ impl ::serde::Serialize for ResourceHealth {
             len += usize::from(self.health.is_some());
             Some(len)
         };
-        let mut state = serializer.serialize_map(len)?;
-        serde_struct::optional_entry(&mut state, "health", self.health.as_ref())?;
-        state.serialize_entry("resourceID", &self.resource_id)?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        'entries: {
+            if state.optional("health", self.health.as_ref()) {
+                break 'entries;
+            }
+            if state.entry("resourceID", &self.resource_id) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

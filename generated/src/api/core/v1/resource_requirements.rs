@@ -31,8 +31,6 @@ impl Eq for ResourceRequirements {}
 impl ::serde::Serialize for ResourceRequirements {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = if serializer.is_human_readable() {
             None
         } else {
@@ -42,11 +40,21 @@ impl ::serde::Serialize for ResourceRequirements {
             len += usize::from(self.requests.is_some());
             Some(len)
         };
-        let mut state = serializer.serialize_map(len)?;
-        serde_struct::optional_entry(&mut state, "claims", self.claims.as_ref())?;
-        serde_struct::optional_entry(&mut state, "limits", self.limits.as_ref())?;
-        serde_struct::optional_entry(&mut state, "requests", self.requests.as_ref())?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        'entries: {
+            if state.optional("claims", self.claims.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("limits", self.limits.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("requests", self.requests.as_ref()) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

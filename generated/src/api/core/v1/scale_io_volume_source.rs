@@ -35,8 +35,6 @@ impl Eq for ScaleIOVolumeSource {}
 impl ::serde::Serialize for ScaleIOVolumeSource {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = if serializer.is_human_readable() {
             None
         } else {
@@ -50,22 +48,42 @@ impl ::serde::Serialize for ScaleIOVolumeSource {
             len += usize::from(self.volume_name.is_some());
             Some(len)
         };
-        let mut state = serializer.serialize_map(len)?;
-        serde_struct::optional_entry(&mut state, "fsType", self.fs_type.as_ref())?;
-        state.serialize_entry("gateway", &self.gateway)?;
-        serde_struct::optional_entry(
-            &mut state,
-            "protectionDomain",
-            self.protection_domain.as_ref(),
-        )?;
-        serde_struct::optional_entry(&mut state, "readOnly", self.read_only.as_ref())?;
-        state.serialize_entry("secretRef", &self.secret_ref)?;
-        serde_struct::optional_entry(&mut state, "sslEnabled", self.ssl_enabled.as_ref())?;
-        serde_struct::optional_entry(&mut state, "storageMode", self.storage_mode.as_ref())?;
-        serde_struct::optional_entry(&mut state, "storagePool", self.storage_pool.as_ref())?;
-        state.serialize_entry("system", &self.system)?;
-        serde_struct::optional_entry(&mut state, "volumeName", self.volume_name.as_ref())?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        'entries: {
+            if state.optional("fsType", self.fs_type.as_ref()) {
+                break 'entries;
+            }
+            if state.entry("gateway", &self.gateway) {
+                break 'entries;
+            }
+            if state.optional("protectionDomain", self.protection_domain.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("readOnly", self.read_only.as_ref()) {
+                break 'entries;
+            }
+            if state.entry("secretRef", &self.secret_ref) {
+                break 'entries;
+            }
+            if state.optional("sslEnabled", self.ssl_enabled.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("storageMode", self.storage_mode.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("storagePool", self.storage_pool.as_ref()) {
+                break 'entries;
+            }
+            if state.entry("system", &self.system) {
+                break 'entries;
+            }
+            if state.optional("volumeName", self.volume_name.as_ref()) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

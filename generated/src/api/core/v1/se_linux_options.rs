@@ -23,8 +23,6 @@ impl Eq for SELinuxOptions {}
 impl ::serde::Serialize for SELinuxOptions {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = if serializer.is_human_readable() {
             None
         } else {
@@ -35,12 +33,24 @@ impl ::serde::Serialize for SELinuxOptions {
             len += usize::from(self.user.is_some());
             Some(len)
         };
-        let mut state = serializer.serialize_map(len)?;
-        serde_struct::optional_entry(&mut state, "level", self.level.as_ref())?;
-        serde_struct::optional_entry(&mut state, "role", self.role.as_ref())?;
-        serde_struct::optional_entry(&mut state, "type", self.type_.as_ref())?;
-        serde_struct::optional_entry(&mut state, "user", self.user.as_ref())?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        'entries: {
+            if state.optional("level", self.level.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("role", self.role.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("type", self.type_.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("user", self.user.as_ref()) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

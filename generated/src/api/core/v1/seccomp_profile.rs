@@ -19,8 +19,6 @@ impl Eq for SeccompProfile {}
 impl ::serde::Serialize for SeccompProfile {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = if serializer.is_human_readable() {
             None
         } else {
@@ -28,14 +26,18 @@ impl ::serde::Serialize for SeccompProfile {
             len += usize::from(self.localhost_profile.is_some());
             Some(len)
         };
-        let mut state = serializer.serialize_map(len)?;
-        serde_struct::optional_entry(
-            &mut state,
-            "localhostProfile",
-            self.localhost_profile.as_ref(),
-        )?;
-        state.serialize_entry("type", &self.type_)?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        'entries: {
+            if state.optional("localhostProfile", self.localhost_profile.as_ref()) {
+                break 'entries;
+            }
+            if state.entry("type", &self.type_) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

@@ -39,8 +39,6 @@ impl Eq for SecurityContext {}
 impl ::serde::Serialize for SecurityContext {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = if serializer.is_human_readable() {
             None
         } else {
@@ -59,32 +57,51 @@ impl ::serde::Serialize for SecurityContext {
             len += usize::from(self.windows_options.is_some());
             Some(len)
         };
-        let mut state = serializer.serialize_map(len)?;
-        serde_struct::optional_entry(
-            &mut state,
-            "allowPrivilegeEscalation",
-            self.allow_privilege_escalation.as_ref(),
-        )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "appArmorProfile",
-            self.app_armor_profile.as_ref(),
-        )?;
-        serde_struct::optional_entry(&mut state, "capabilities", self.capabilities.as_ref())?;
-        serde_struct::optional_entry(&mut state, "privileged", self.privileged.as_ref())?;
-        serde_struct::optional_entry(&mut state, "procMount", self.proc_mount.as_ref())?;
-        serde_struct::optional_entry(
-            &mut state,
-            "readOnlyRootFilesystem",
-            self.read_only_root_filesystem.as_ref(),
-        )?;
-        serde_struct::optional_entry(&mut state, "runAsGroup", self.run_as_group.as_ref())?;
-        serde_struct::optional_entry(&mut state, "runAsNonRoot", self.run_as_non_root.as_ref())?;
-        serde_struct::optional_entry(&mut state, "runAsUser", self.run_as_user.as_ref())?;
-        serde_struct::optional_entry(&mut state, "seLinuxOptions", self.se_linux_options.as_ref())?;
-        serde_struct::optional_entry(&mut state, "seccompProfile", self.seccomp_profile.as_ref())?;
-        serde_struct::optional_entry(&mut state, "windowsOptions", self.windows_options.as_ref())?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        'entries: {
+            if state.optional(
+                "allowPrivilegeEscalation",
+                self.allow_privilege_escalation.as_ref(),
+            ) {
+                break 'entries;
+            }
+            if state.optional("appArmorProfile", self.app_armor_profile.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("capabilities", self.capabilities.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("privileged", self.privileged.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("procMount", self.proc_mount.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("readOnlyRootFilesystem", self.read_only_root_filesystem.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("runAsGroup", self.run_as_group.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("runAsNonRoot", self.run_as_non_root.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("runAsUser", self.run_as_user.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("seLinuxOptions", self.se_linux_options.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("seccompProfile", self.seccomp_profile.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("windowsOptions", self.windows_options.as_ref()) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

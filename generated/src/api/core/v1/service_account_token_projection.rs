@@ -21,8 +21,6 @@ impl Eq for ServiceAccountTokenProjection {}
 impl ::serde::Serialize for ServiceAccountTokenProjection {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = if serializer.is_human_readable() {
             None
         } else {
@@ -31,15 +29,21 @@ impl ::serde::Serialize for ServiceAccountTokenProjection {
             len += usize::from(self.expiration_seconds.is_some());
             Some(len)
         };
-        let mut state = serializer.serialize_map(len)?;
-        serde_struct::optional_entry(&mut state, "audience", self.audience.as_ref())?;
-        serde_struct::optional_entry(
-            &mut state,
-            "expirationSeconds",
-            self.expiration_seconds.as_ref(),
-        )?;
-        state.serialize_entry("path", &self.path)?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        'entries: {
+            if state.optional("audience", self.audience.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("expirationSeconds", self.expiration_seconds.as_ref()) {
+                break 'entries;
+            }
+            if state.entry("path", &self.path) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

@@ -25,8 +25,6 @@ impl Eq for Toleration {}
 impl ::serde::Serialize for Toleration {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = if serializer.is_human_readable() {
             None
         } else {
@@ -38,17 +36,27 @@ impl ::serde::Serialize for Toleration {
             len += usize::from(self.value.is_some());
             Some(len)
         };
-        let mut state = serializer.serialize_map(len)?;
-        serde_struct::optional_entry(&mut state, "effect", self.effect.as_ref())?;
-        serde_struct::optional_entry(&mut state, "key", self.key.as_ref())?;
-        serde_struct::optional_entry(&mut state, "operator", self.operator.as_ref())?;
-        serde_struct::optional_entry(
-            &mut state,
-            "tolerationSeconds",
-            self.toleration_seconds.as_ref(),
-        )?;
-        serde_struct::optional_entry(&mut state, "value", self.value.as_ref())?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        'entries: {
+            if state.optional("effect", self.effect.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("key", self.key.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("operator", self.operator.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("tolerationSeconds", self.toleration_seconds.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("value", self.value.as_ref()) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

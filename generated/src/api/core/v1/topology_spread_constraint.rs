@@ -33,8 +33,6 @@ impl Eq for TopologySpreadConstraint {}
 impl ::serde::Serialize for TopologySpreadConstraint {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = if serializer.is_human_readable() {
             None
         } else {
@@ -46,24 +44,36 @@ impl ::serde::Serialize for TopologySpreadConstraint {
             len += usize::from(self.node_taints_policy.is_some());
             Some(len)
         };
-        let mut state = serializer.serialize_map(len)?;
-        serde_struct::optional_entry(&mut state, "labelSelector", self.label_selector.as_ref())?;
-        serde_struct::optional_entry(&mut state, "matchLabelKeys", self.match_label_keys.as_ref())?;
-        state.serialize_entry("maxSkew", &self.max_skew)?;
-        serde_struct::optional_entry(&mut state, "minDomains", self.min_domains.as_ref())?;
-        serde_struct::optional_entry(
-            &mut state,
-            "nodeAffinityPolicy",
-            self.node_affinity_policy.as_ref(),
-        )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "nodeTaintsPolicy",
-            self.node_taints_policy.as_ref(),
-        )?;
-        state.serialize_entry("topologyKey", &self.topology_key)?;
-        state.serialize_entry("whenUnsatisfiable", &self.when_unsatisfiable)?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        'entries: {
+            if state.optional("labelSelector", self.label_selector.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("matchLabelKeys", self.match_label_keys.as_ref()) {
+                break 'entries;
+            }
+            if state.entry("maxSkew", &self.max_skew) {
+                break 'entries;
+            }
+            if state.optional("minDomains", self.min_domains.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("nodeAffinityPolicy", self.node_affinity_policy.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("nodeTaintsPolicy", self.node_taints_policy.as_ref()) {
+                break 'entries;
+            }
+            if state.entry("topologyKey", &self.topology_key) {
+                break 'entries;
+            }
+            if state.entry("whenUnsatisfiable", &self.when_unsatisfiable) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

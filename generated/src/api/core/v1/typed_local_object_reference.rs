@@ -21,8 +21,6 @@ impl Eq for TypedLocalObjectReference {}
 impl ::serde::Serialize for TypedLocalObjectReference {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = if serializer.is_human_readable() {
             None
         } else {
@@ -30,11 +28,21 @@ impl ::serde::Serialize for TypedLocalObjectReference {
             len += usize::from(self.api_group.is_some());
             Some(len)
         };
-        let mut state = serializer.serialize_map(len)?;
-        serde_struct::optional_entry(&mut state, "apiGroup", self.api_group.as_ref())?;
-        state.serialize_entry("kind", &self.kind)?;
-        state.serialize_entry("name", &self.name)?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        'entries: {
+            if state.optional("apiGroup", self.api_group.as_ref()) {
+                break 'entries;
+            }
+            if state.entry("kind", &self.kind) {
+                break 'entries;
+            }
+            if state.entry("name", &self.name) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

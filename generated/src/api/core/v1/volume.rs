@@ -83,8 +83,6 @@ impl Eq for Volume {}
 impl ::serde::Serialize for Volume {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = if serializer.is_human_readable() {
             None
         } else {
@@ -121,55 +119,105 @@ impl ::serde::Serialize for Volume {
             len += usize::from(self.vsphere_volume.is_some());
             Some(len)
         };
-        let mut state = serializer.serialize_map(len)?;
-        serde_struct::optional_entry(
-            &mut state,
-            "awsElasticBlockStore",
-            self.aws_elastic_block_store.as_ref(),
-        )?;
-        serde_struct::optional_entry(&mut state, "azureDisk", self.azure_disk.as_ref())?;
-        serde_struct::optional_entry(&mut state, "azureFile", self.azure_file.as_ref())?;
-        serde_struct::optional_entry(&mut state, "cephfs", self.cephfs.as_ref())?;
-        serde_struct::optional_entry(&mut state, "cinder", self.cinder.as_ref())?;
-        serde_struct::optional_entry(&mut state, "configMap", self.config_map.as_ref())?;
-        serde_struct::optional_entry(&mut state, "csi", self.csi.as_ref())?;
-        serde_struct::optional_entry(&mut state, "downwardAPI", self.downward_api.as_ref())?;
-        serde_struct::optional_entry(&mut state, "emptyDir", self.empty_dir.as_ref())?;
-        serde_struct::optional_entry(&mut state, "ephemeral", self.ephemeral.as_ref())?;
-        serde_struct::optional_entry(&mut state, "fc", self.fc.as_ref())?;
-        serde_struct::optional_entry(&mut state, "flexVolume", self.flex_volume.as_ref())?;
-        serde_struct::optional_entry(&mut state, "flocker", self.flocker.as_ref())?;
-        serde_struct::optional_entry(
-            &mut state,
-            "gcePersistentDisk",
-            self.gce_persistent_disk.as_ref(),
-        )?;
-        serde_struct::optional_entry(&mut state, "gitRepo", self.git_repo.as_ref())?;
-        serde_struct::optional_entry(&mut state, "glusterfs", self.glusterfs.as_ref())?;
-        serde_struct::optional_entry(&mut state, "hostPath", self.host_path.as_ref())?;
-        serde_struct::optional_entry(&mut state, "image", self.image.as_ref())?;
-        serde_struct::optional_entry(&mut state, "iscsi", self.iscsi.as_ref())?;
-        state.serialize_entry("name", &self.name)?;
-        serde_struct::optional_entry(&mut state, "nfs", self.nfs.as_ref())?;
-        serde_struct::optional_entry(
-            &mut state,
-            "persistentVolumeClaim",
-            self.persistent_volume_claim.as_ref(),
-        )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "photonPersistentDisk",
-            self.photon_persistent_disk.as_ref(),
-        )?;
-        serde_struct::optional_entry(&mut state, "portworxVolume", self.portworx_volume.as_ref())?;
-        serde_struct::optional_entry(&mut state, "projected", self.projected.as_ref())?;
-        serde_struct::optional_entry(&mut state, "quobyte", self.quobyte.as_ref())?;
-        serde_struct::optional_entry(&mut state, "rbd", self.rbd.as_ref())?;
-        serde_struct::optional_entry(&mut state, "scaleIO", self.scale_io.as_ref())?;
-        serde_struct::optional_entry(&mut state, "secret", self.secret.as_ref())?;
-        serde_struct::optional_entry(&mut state, "storageos", self.storageos.as_ref())?;
-        serde_struct::optional_entry(&mut state, "vsphereVolume", self.vsphere_volume.as_ref())?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        'entries: {
+            if state.optional("awsElasticBlockStore", self.aws_elastic_block_store.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("azureDisk", self.azure_disk.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("azureFile", self.azure_file.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("cephfs", self.cephfs.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("cinder", self.cinder.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("configMap", self.config_map.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("csi", self.csi.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("downwardAPI", self.downward_api.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("emptyDir", self.empty_dir.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("ephemeral", self.ephemeral.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("fc", self.fc.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("flexVolume", self.flex_volume.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("flocker", self.flocker.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("gcePersistentDisk", self.gce_persistent_disk.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("gitRepo", self.git_repo.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("glusterfs", self.glusterfs.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("hostPath", self.host_path.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("image", self.image.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("iscsi", self.iscsi.as_ref()) {
+                break 'entries;
+            }
+            if state.entry("name", &self.name) {
+                break 'entries;
+            }
+            if state.optional("nfs", self.nfs.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("persistentVolumeClaim", self.persistent_volume_claim.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("photonPersistentDisk", self.photon_persistent_disk.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("portworxVolume", self.portworx_volume.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("projected", self.projected.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("quobyte", self.quobyte.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("rbd", self.rbd.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("scaleIO", self.scale_io.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("secret", self.secret.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("storageos", self.storageos.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("vsphereVolume", self.vsphere_volume.as_ref()) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

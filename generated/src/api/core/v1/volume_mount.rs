@@ -29,8 +29,6 @@ impl Eq for VolumeMount {}
 impl ::serde::Serialize for VolumeMount {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = if serializer.is_human_readable() {
             None
         } else {
@@ -42,23 +40,33 @@ impl ::serde::Serialize for VolumeMount {
             len += usize::from(self.sub_path_expr.is_some());
             Some(len)
         };
-        let mut state = serializer.serialize_map(len)?;
-        state.serialize_entry("mountPath", &self.mount_path)?;
-        serde_struct::optional_entry(
-            &mut state,
-            "mountPropagation",
-            self.mount_propagation.as_ref(),
-        )?;
-        state.serialize_entry("name", &self.name)?;
-        serde_struct::optional_entry(&mut state, "readOnly", self.read_only.as_ref())?;
-        serde_struct::optional_entry(
-            &mut state,
-            "recursiveReadOnly",
-            self.recursive_read_only.as_ref(),
-        )?;
-        serde_struct::optional_entry(&mut state, "subPath", self.sub_path.as_ref())?;
-        serde_struct::optional_entry(&mut state, "subPathExpr", self.sub_path_expr.as_ref())?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        'entries: {
+            if state.entry("mountPath", &self.mount_path) {
+                break 'entries;
+            }
+            if state.optional("mountPropagation", self.mount_propagation.as_ref()) {
+                break 'entries;
+            }
+            if state.entry("name", &self.name) {
+                break 'entries;
+            }
+            if state.optional("readOnly", self.read_only.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("recursiveReadOnly", self.recursive_read_only.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("subPath", self.sub_path.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("subPathExpr", self.sub_path_expr.as_ref()) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

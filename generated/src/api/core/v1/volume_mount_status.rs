@@ -23,8 +23,6 @@ impl Eq for VolumeMountStatus {}
 impl ::serde::Serialize for VolumeMountStatus {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = if serializer.is_human_readable() {
             None
         } else {
@@ -33,16 +31,24 @@ impl ::serde::Serialize for VolumeMountStatus {
             len += usize::from(self.recursive_read_only.is_some());
             Some(len)
         };
-        let mut state = serializer.serialize_map(len)?;
-        state.serialize_entry("mountPath", &self.mount_path)?;
-        state.serialize_entry("name", &self.name)?;
-        serde_struct::optional_entry(&mut state, "readOnly", self.read_only.as_ref())?;
-        serde_struct::optional_entry(
-            &mut state,
-            "recursiveReadOnly",
-            self.recursive_read_only.as_ref(),
-        )?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        'entries: {
+            if state.entry("mountPath", &self.mount_path) {
+                break 'entries;
+            }
+            if state.entry("name", &self.name) {
+                break 'entries;
+            }
+            if state.optional("readOnly", self.read_only.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("recursiveReadOnly", self.recursive_read_only.as_ref()) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

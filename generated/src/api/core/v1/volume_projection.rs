@@ -29,8 +29,6 @@ impl Eq for VolumeProjection {}
 impl ::serde::Serialize for VolumeProjection {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = if serializer.is_human_readable() {
             None
         } else {
@@ -43,22 +41,30 @@ impl ::serde::Serialize for VolumeProjection {
             len += usize::from(self.service_account_token.is_some());
             Some(len)
         };
-        let mut state = serializer.serialize_map(len)?;
-        serde_struct::optional_entry(
-            &mut state,
-            "clusterTrustBundle",
-            self.cluster_trust_bundle.as_ref(),
-        )?;
-        serde_struct::optional_entry(&mut state, "configMap", self.config_map.as_ref())?;
-        serde_struct::optional_entry(&mut state, "downwardAPI", self.downward_api.as_ref())?;
-        serde_struct::optional_entry(&mut state, "podCertificate", self.pod_certificate.as_ref())?;
-        serde_struct::optional_entry(&mut state, "secret", self.secret.as_ref())?;
-        serde_struct::optional_entry(
-            &mut state,
-            "serviceAccountToken",
-            self.service_account_token.as_ref(),
-        )?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        'entries: {
+            if state.optional("clusterTrustBundle", self.cluster_trust_bundle.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("configMap", self.config_map.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("downwardAPI", self.downward_api.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("podCertificate", self.pod_certificate.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("secret", self.secret.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("serviceAccountToken", self.service_account_token.as_ref()) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

@@ -23,8 +23,6 @@ impl Eq for VsphereVirtualDiskVolumeSource {}
 impl ::serde::Serialize for VsphereVirtualDiskVolumeSource {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = if serializer.is_human_readable() {
             None
         } else {
@@ -34,20 +32,24 @@ impl ::serde::Serialize for VsphereVirtualDiskVolumeSource {
             len += usize::from(self.storage_policy_name.is_some());
             Some(len)
         };
-        let mut state = serializer.serialize_map(len)?;
-        serde_struct::optional_entry(&mut state, "fsType", self.fs_type.as_ref())?;
-        serde_struct::optional_entry(
-            &mut state,
-            "storagePolicyID",
-            self.storage_policy_id.as_ref(),
-        )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "storagePolicyName",
-            self.storage_policy_name.as_ref(),
-        )?;
-        state.serialize_entry("volumePath", &self.volume_path)?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        'entries: {
+            if state.optional("fsType", self.fs_type.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("storagePolicyID", self.storage_policy_id.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("storagePolicyName", self.storage_policy_name.as_ref()) {
+                break 'entries;
+            }
+            if state.entry("volumePath", &self.volume_path) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

@@ -19,13 +19,19 @@ impl Eq for WeightedPodAffinityTerm {}
 impl ::serde::Serialize for WeightedPodAffinityTerm {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = 2 + self.unknown_fields.len();
-        let mut state = serializer.serialize_map(Some(len))?;
-        state.serialize_entry("podAffinityTerm", &self.pod_affinity_term)?;
-        state.serialize_entry("weight", &self.weight)?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(Some(len))?);
+        'entries: {
+            if state.entry("podAffinityTerm", &self.pod_affinity_term) {
+                break 'entries;
+            }
+            if state.entry("weight", &self.weight) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

@@ -23,8 +23,6 @@ impl Eq for WindowsSecurityContextOptions {}
 impl ::serde::Serialize for WindowsSecurityContextOptions {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = if serializer.is_human_readable() {
             None
         } else {
@@ -35,20 +33,24 @@ impl ::serde::Serialize for WindowsSecurityContextOptions {
             len += usize::from(self.run_as_user_name.is_some());
             Some(len)
         };
-        let mut state = serializer.serialize_map(len)?;
-        serde_struct::optional_entry(
-            &mut state,
-            "gmsaCredentialSpec",
-            self.gmsa_credential_spec.as_ref(),
-        )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "gmsaCredentialSpecName",
-            self.gmsa_credential_spec_name.as_ref(),
-        )?;
-        serde_struct::optional_entry(&mut state, "hostProcess", self.host_process.as_ref())?;
-        serde_struct::optional_entry(&mut state, "runAsUserName", self.run_as_user_name.as_ref())?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        'entries: {
+            if state.optional("gmsaCredentialSpec", self.gmsa_credential_spec.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("gmsaCredentialSpecName", self.gmsa_credential_spec_name.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("hostProcess", self.host_process.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("runAsUserName", self.run_as_user_name.as_ref()) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

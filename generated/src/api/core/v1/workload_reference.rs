@@ -21,8 +21,6 @@ impl Eq for WorkloadReference {}
 impl ::serde::Serialize for WorkloadReference {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = if serializer.is_human_readable() {
             None
         } else {
@@ -30,15 +28,21 @@ impl ::serde::Serialize for WorkloadReference {
             len += usize::from(self.pod_group_replica_key.is_some());
             Some(len)
         };
-        let mut state = serializer.serialize_map(len)?;
-        state.serialize_entry("name", &self.name)?;
-        state.serialize_entry("podGroup", &self.pod_group)?;
-        serde_struct::optional_entry(
-            &mut state,
-            "podGroupReplicaKey",
-            self.pod_group_replica_key.as_ref(),
-        )?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        'entries: {
+            if state.entry("name", &self.name) {
+                break 'entries;
+            }
+            if state.entry("podGroup", &self.pod_group) {
+                break 'entries;
+            }
+            if state.optional("podGroupReplicaKey", self.pod_group_replica_key.as_ref()) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

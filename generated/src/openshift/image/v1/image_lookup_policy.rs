@@ -17,12 +17,16 @@ impl Eq for ImageLookupPolicy {}
 impl ::serde::Serialize for ImageLookupPolicy {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = 1 + self.unknown_fields.len();
-        let mut state = serializer.serialize_map(Some(len))?;
-        state.serialize_entry("local", &self.local)?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(Some(len))?);
+        'entries: {
+            if state.entry("local", &self.local) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

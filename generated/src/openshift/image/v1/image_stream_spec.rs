@@ -21,8 +21,6 @@ impl Eq for ImageStreamSpec {}
 impl ::serde::Serialize for ImageStreamSpec {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = if serializer.is_human_readable() {
             None
         } else {
@@ -32,15 +30,21 @@ impl ::serde::Serialize for ImageStreamSpec {
             len += usize::from(self.tags.is_some());
             Some(len)
         };
-        let mut state = serializer.serialize_map(len)?;
-        serde_struct::optional_entry(
-            &mut state,
-            "dockerImageRepository",
-            self.docker_image_repository.as_ref(),
-        )?;
-        serde_struct::optional_entry(&mut state, "lookupPolicy", self.lookup_policy.as_ref())?;
-        serde_struct::optional_entry(&mut state, "tags", self.tags.as_ref())?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        'entries: {
+            if state.optional("dockerImageRepository", self.docker_image_repository.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("lookupPolicy", self.lookup_policy.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("tags", self.tags.as_ref()) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

@@ -21,8 +21,6 @@ impl Eq for NamedTagEventList {}
 impl ::serde::Serialize for NamedTagEventList {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = if serializer.is_human_readable() {
             None
         } else {
@@ -30,11 +28,21 @@ impl ::serde::Serialize for NamedTagEventList {
             len += usize::from(self.conditions.is_some());
             Some(len)
         };
-        let mut state = serializer.serialize_map(len)?;
-        serde_struct::optional_entry(&mut state, "conditions", self.conditions.as_ref())?;
-        state.serialize_entry("items", &self.items)?;
-        state.serialize_entry("tag", &self.tag)?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        'entries: {
+            if state.optional("conditions", self.conditions.as_ref()) {
+                break 'entries;
+            }
+            if state.entry("items", &self.items) {
+                break 'entries;
+            }
+            if state.entry("tag", &self.tag) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

@@ -23,15 +23,25 @@ impl Eq for TagEvent {}
 impl ::serde::Serialize for TagEvent {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = 4 + self.unknown_fields.len();
-        let mut state = serializer.serialize_map(Some(len))?;
-        state.serialize_entry("created", &self.created)?;
-        state.serialize_entry("dockerImageReference", &self.docker_image_reference)?;
-        state.serialize_entry("generation", &self.generation)?;
-        state.serialize_entry("image", &self.image)?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(Some(len))?);
+        'entries: {
+            if state.entry("created", &self.created) {
+                break 'entries;
+            }
+            if state.entry("dockerImageReference", &self.docker_image_reference) {
+                break 'entries;
+            }
+            if state.entry("generation", &self.generation) {
+                break 'entries;
+            }
+            if state.entry("image", &self.image) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

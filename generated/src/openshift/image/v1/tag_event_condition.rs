@@ -29,8 +29,6 @@ impl Eq for TagEventCondition {}
 impl ::serde::Serialize for TagEventCondition {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = if serializer.is_human_readable() {
             None
         } else {
@@ -40,18 +38,30 @@ impl ::serde::Serialize for TagEventCondition {
             len += usize::from(self.reason.is_some());
             Some(len)
         };
-        let mut state = serializer.serialize_map(len)?;
-        state.serialize_entry("generation", &self.generation)?;
-        serde_struct::optional_entry(
-            &mut state,
-            "lastTransitionTime",
-            self.last_transition_time.as_ref(),
-        )?;
-        serde_struct::optional_entry(&mut state, "message", self.message.as_ref())?;
-        serde_struct::optional_entry(&mut state, "reason", self.reason.as_ref())?;
-        state.serialize_entry("status", &self.status)?;
-        state.serialize_entry("type", &self.type_)?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        'entries: {
+            if state.entry("generation", &self.generation) {
+                break 'entries;
+            }
+            if state.optional("lastTransitionTime", self.last_transition_time.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("message", self.message.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("reason", self.reason.as_ref()) {
+                break 'entries;
+            }
+            if state.entry("status", &self.status) {
+                break 'entries;
+            }
+            if state.entry("type", &self.type_) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

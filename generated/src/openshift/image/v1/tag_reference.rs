@@ -29,8 +29,6 @@ impl Eq for TagReference {}
 impl ::serde::Serialize for TagReference {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = if serializer.is_human_readable() {
             None
         } else {
@@ -43,19 +41,33 @@ impl ::serde::Serialize for TagReference {
             len += usize::from(self.reference_policy.is_some());
             Some(len)
         };
-        let mut state = serializer.serialize_map(len)?;
-        serde_struct::optional_entry(&mut state, "annotations", self.annotations.as_ref())?;
-        serde_struct::optional_entry(&mut state, "from", self.from.as_ref())?;
-        serde_struct::optional_entry(&mut state, "generation", self.generation.as_ref())?;
-        serde_struct::optional_entry(&mut state, "importPolicy", self.import_policy.as_ref())?;
-        state.serialize_entry("name", &self.name)?;
-        serde_struct::optional_entry(&mut state, "reference", self.reference.as_ref())?;
-        serde_struct::optional_entry(
-            &mut state,
-            "referencePolicy",
-            self.reference_policy.as_ref(),
-        )?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        'entries: {
+            if state.optional("annotations", self.annotations.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("from", self.from.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("generation", self.generation.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("importPolicy", self.import_policy.as_ref()) {
+                break 'entries;
+            }
+            if state.entry("name", &self.name) {
+                break 'entries;
+            }
+            if state.optional("reference", self.reference.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("referencePolicy", self.reference_policy.as_ref()) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

@@ -31,8 +31,6 @@ impl Eq for DeleteOptions {}
 impl ::serde::Serialize for DeleteOptions {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = if serializer.is_human_readable() {
             None
         } else {
@@ -47,32 +45,39 @@ impl ::serde::Serialize for DeleteOptions {
             len += usize::from(self.propagation_policy.is_some());
             Some(len)
         };
-        let mut state = serializer.serialize_map(len)?;
-        serde_struct::optional_entry(&mut state, "apiVersion", self.api_version.as_ref())?;
-        serde_struct::optional_entry(&mut state, "dryRun", self.dry_run.as_ref())?;
-        serde_struct::optional_entry(
-            &mut state,
-            "gracePeriodSeconds",
-            self.grace_period_seconds.as_ref(),
-        )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "ignoreStoreReadErrorWithClusterBreakingPotential",
-            self.ignore_store_read_error_with_cluster_breaking_potential.as_ref(),
-        )?;
-        serde_struct::optional_entry(&mut state, "kind", self.kind.as_ref())?;
-        serde_struct::optional_entry(
-            &mut state,
-            "orphanDependents",
-            self.orphan_dependents.as_ref(),
-        )?;
-        serde_struct::optional_entry(&mut state, "preconditions", self.preconditions.as_ref())?;
-        serde_struct::optional_entry(
-            &mut state,
-            "propagationPolicy",
-            self.propagation_policy.as_ref(),
-        )?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        'entries: {
+            if state.optional("apiVersion", self.api_version.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("dryRun", self.dry_run.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("gracePeriodSeconds", self.grace_period_seconds.as_ref()) {
+                break 'entries;
+            }
+            if state.optional(
+                "ignoreStoreReadErrorWithClusterBreakingPotential",
+                self.ignore_store_read_error_with_cluster_breaking_potential.as_ref(),
+            ) {
+                break 'entries;
+            }
+            if state.optional("kind", self.kind.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("orphanDependents", self.orphan_dependents.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("preconditions", self.preconditions.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("propagationPolicy", self.propagation_policy.as_ref()) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

@@ -21,8 +21,6 @@ impl Eq for LabelSelectorRequirement {}
 impl ::serde::Serialize for LabelSelectorRequirement {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = if serializer.is_human_readable() {
             None
         } else {
@@ -30,11 +28,21 @@ impl ::serde::Serialize for LabelSelectorRequirement {
             len += usize::from(self.values.is_some());
             Some(len)
         };
-        let mut state = serializer.serialize_map(len)?;
-        state.serialize_entry("key", &self.key)?;
-        state.serialize_entry("operator", &self.operator)?;
-        serde_struct::optional_entry(&mut state, "values", self.values.as_ref())?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        'entries: {
+            if state.entry("key", &self.key) {
+                break 'entries;
+            }
+            if state.entry("operator", &self.operator) {
+                break 'entries;
+            }
+            if state.optional("values", self.values.as_ref()) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

@@ -25,8 +25,6 @@ impl Eq for ListMeta {}
 impl ::serde::Serialize for ListMeta {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = if serializer.is_human_readable() {
             None
         } else {
@@ -38,21 +36,27 @@ impl ::serde::Serialize for ListMeta {
             len += usize::from(self.shard_info.is_some());
             Some(len)
         };
-        let mut state = serializer.serialize_map(len)?;
-        serde_struct::optional_entry(&mut state, "continue", self.continue_.as_ref())?;
-        serde_struct::optional_entry(
-            &mut state,
-            "remainingItemCount",
-            self.remaining_item_count.as_ref(),
-        )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "resourceVersion",
-            self.resource_version.as_ref(),
-        )?;
-        serde_struct::optional_entry(&mut state, "selfLink", self.self_link.as_ref())?;
-        serde_struct::optional_entry(&mut state, "shardInfo", self.shard_info.as_ref())?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        'entries: {
+            if state.optional("continue", self.continue_.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("remainingItemCount", self.remaining_item_count.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("resourceVersion", self.resource_version.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("selfLink", self.self_link.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("shardInfo", self.shard_info.as_ref()) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

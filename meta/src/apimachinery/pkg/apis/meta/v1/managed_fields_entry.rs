@@ -29,8 +29,6 @@ impl Eq for ManagedFieldsEntry {}
 impl ::serde::Serialize for ManagedFieldsEntry {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = if serializer.is_human_readable() {
             None
         } else {
@@ -44,15 +42,33 @@ impl ::serde::Serialize for ManagedFieldsEntry {
             len += usize::from(self.time.is_some());
             Some(len)
         };
-        let mut state = serializer.serialize_map(len)?;
-        serde_struct::optional_entry(&mut state, "apiVersion", self.api_version.as_ref())?;
-        serde_struct::optional_entry(&mut state, "fieldsType", self.fields_type.as_ref())?;
-        serde_struct::optional_entry(&mut state, "fieldsV1", self.fields_v1.as_ref())?;
-        serde_struct::optional_entry(&mut state, "manager", self.manager.as_ref())?;
-        serde_struct::optional_entry(&mut state, "operation", self.operation.as_ref())?;
-        serde_struct::optional_entry(&mut state, "subresource", self.subresource.as_ref())?;
-        serde_struct::optional_entry(&mut state, "time", self.time.as_ref())?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        'entries: {
+            if state.optional("apiVersion", self.api_version.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("fieldsType", self.fields_type.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("fieldsV1", self.fields_v1.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("manager", self.manager.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("operation", self.operation.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("subresource", self.subresource.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("time", self.time.as_ref()) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

@@ -49,8 +49,6 @@ impl Eq for ObjectMeta {}
 impl ::serde::Serialize for ObjectMeta {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = if serializer.is_human_readable() {
             None
         } else {
@@ -72,43 +70,60 @@ impl ::serde::Serialize for ObjectMeta {
             len += usize::from(self.uid.is_some());
             Some(len)
         };
-        let mut state = serializer.serialize_map(len)?;
-        serde_struct::optional_entry(&mut state, "annotations", self.annotations.as_ref())?;
-        serde_struct::optional_entry(
-            &mut state,
-            "creationTimestamp",
-            self.creation_timestamp.as_ref(),
-        )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "deletionGracePeriodSeconds",
-            self.deletion_grace_period_seconds.as_ref(),
-        )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "deletionTimestamp",
-            self.deletion_timestamp.as_ref(),
-        )?;
-        serde_struct::optional_entry(&mut state, "finalizers", self.finalizers.as_ref())?;
-        serde_struct::optional_entry(&mut state, "generateName", self.generate_name.as_ref())?;
-        serde_struct::optional_entry(&mut state, "generation", self.generation.as_ref())?;
-        serde_struct::optional_entry(&mut state, "labels", self.labels.as_ref())?;
-        serde_struct::optional_entry(&mut state, "managedFields", self.managed_fields.as_ref())?;
-        serde_struct::optional_entry(&mut state, "name", self.name.as_ref())?;
-        serde_struct::optional_entry(&mut state, "namespace", self.namespace.as_ref())?;
-        serde_struct::optional_entry(
-            &mut state,
-            "ownerReferences",
-            self.owner_references.as_ref(),
-        )?;
-        serde_struct::optional_entry(
-            &mut state,
-            "resourceVersion",
-            self.resource_version.as_ref(),
-        )?;
-        serde_struct::optional_entry(&mut state, "selfLink", self.self_link.as_ref())?;
-        serde_struct::optional_entry(&mut state, "uid", self.uid.as_ref())?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        'entries: {
+            if state.optional("annotations", self.annotations.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("creationTimestamp", self.creation_timestamp.as_ref()) {
+                break 'entries;
+            }
+            if state.optional(
+                "deletionGracePeriodSeconds",
+                self.deletion_grace_period_seconds.as_ref(),
+            ) {
+                break 'entries;
+            }
+            if state.optional("deletionTimestamp", self.deletion_timestamp.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("finalizers", self.finalizers.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("generateName", self.generate_name.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("generation", self.generation.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("labels", self.labels.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("managedFields", self.managed_fields.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("name", self.name.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("namespace", self.namespace.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("ownerReferences", self.owner_references.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("resourceVersion", self.resource_version.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("selfLink", self.self_link.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("uid", self.uid.as_ref()) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

@@ -27,8 +27,6 @@ impl Eq for OwnerReference {}
 impl ::serde::Serialize for OwnerReference {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = if serializer.is_human_readable() {
             None
         } else {
@@ -37,18 +35,30 @@ impl ::serde::Serialize for OwnerReference {
             len += usize::from(self.controller.is_some());
             Some(len)
         };
-        let mut state = serializer.serialize_map(len)?;
-        state.serialize_entry("apiVersion", &self.api_version)?;
-        serde_struct::optional_entry(
-            &mut state,
-            "blockOwnerDeletion",
-            self.block_owner_deletion.as_ref(),
-        )?;
-        serde_struct::optional_entry(&mut state, "controller", self.controller.as_ref())?;
-        state.serialize_entry("kind", &self.kind)?;
-        state.serialize_entry("name", &self.name)?;
-        state.serialize_entry("uid", &self.uid)?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        'entries: {
+            if state.entry("apiVersion", &self.api_version) {
+                break 'entries;
+            }
+            if state.optional("blockOwnerDeletion", self.block_owner_deletion.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("controller", self.controller.as_ref()) {
+                break 'entries;
+            }
+            if state.entry("kind", &self.kind) {
+                break 'entries;
+            }
+            if state.entry("name", &self.name) {
+                break 'entries;
+            }
+            if state.entry("uid", &self.uid) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

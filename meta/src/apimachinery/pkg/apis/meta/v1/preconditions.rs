@@ -19,8 +19,6 @@ impl Eq for Preconditions {}
 impl ::serde::Serialize for Preconditions {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = if serializer.is_human_readable() {
             None
         } else {
@@ -29,14 +27,18 @@ impl ::serde::Serialize for Preconditions {
             len += usize::from(self.uid.is_some());
             Some(len)
         };
-        let mut state = serializer.serialize_map(len)?;
-        serde_struct::optional_entry(
-            &mut state,
-            "resourceVersion",
-            self.resource_version.as_ref(),
-        )?;
-        serde_struct::optional_entry(&mut state, "uid", self.uid.as_ref())?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        'entries: {
+            if state.optional("resourceVersion", self.resource_version.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("uid", self.uid.as_ref()) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

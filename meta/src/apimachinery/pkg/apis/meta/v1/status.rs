@@ -35,8 +35,6 @@ impl Eq for Status {}
 impl ::serde::Serialize for Status {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = if serializer.is_human_readable() {
             None
         } else {
@@ -51,21 +49,36 @@ impl ::serde::Serialize for Status {
             len += usize::from(self.status.is_some());
             Some(len)
         };
-        let mut state = serializer.serialize_map(len)?;
-        serde_struct::entry_if(
-            &mut state,
-            "apiVersion",
-            &self.api_version,
-            self.api_version.is_present(),
-        )?;
-        serde_struct::optional_entry(&mut state, "code", self.code.as_ref())?;
-        serde_struct::optional_entry(&mut state, "details", self.details.as_ref())?;
-        serde_struct::entry_if(&mut state, "kind", &self.kind, self.kind.is_present())?;
-        serde_struct::optional_entry(&mut state, "message", self.message.as_ref())?;
-        serde_struct::optional_entry(&mut state, "metadata", self.metadata.as_ref())?;
-        serde_struct::optional_entry(&mut state, "reason", self.reason.as_ref())?;
-        serde_struct::optional_entry(&mut state, "status", self.status.as_ref())?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        'entries: {
+            if state.entry_if("apiVersion", &self.api_version, self.api_version.is_present()) {
+                break 'entries;
+            }
+            if state.optional("code", self.code.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("details", self.details.as_ref()) {
+                break 'entries;
+            }
+            if state.entry_if("kind", &self.kind, self.kind.is_present()) {
+                break 'entries;
+            }
+            if state.optional("message", self.message.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("metadata", self.metadata.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("reason", self.reason.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("status", self.status.as_ref()) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }

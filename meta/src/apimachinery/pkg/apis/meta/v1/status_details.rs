@@ -27,8 +27,6 @@ impl Eq for StatusDetails {}
 impl ::serde::Serialize for StatusDetails {
     #[allow(clippy::too_many_lines)]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        use ::kubeforge_runtime::serde_struct;
         let len = if serializer.is_human_readable() {
             None
         } else {
@@ -41,18 +39,30 @@ impl ::serde::Serialize for StatusDetails {
             len += usize::from(self.uid.is_some());
             Some(len)
         };
-        let mut state = serializer.serialize_map(len)?;
-        serde_struct::optional_entry(&mut state, "causes", self.causes.as_ref())?;
-        serde_struct::optional_entry(&mut state, "group", self.group.as_ref())?;
-        serde_struct::optional_entry(&mut state, "kind", self.kind.as_ref())?;
-        serde_struct::optional_entry(&mut state, "name", self.name.as_ref())?;
-        serde_struct::optional_entry(
-            &mut state,
-            "retryAfterSeconds",
-            self.retry_after_seconds.as_ref(),
-        )?;
-        serde_struct::optional_entry(&mut state, "uid", self.uid.as_ref())?;
-        serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        'entries: {
+            if state.optional("causes", self.causes.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("group", self.group.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("kind", self.kind.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("name", self.name.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("retryAfterSeconds", self.retry_after_seconds.as_ref()) {
+                break 'entries;
+            }
+            if state.optional("uid", self.uid.as_ref()) {
+                break 'entries;
+            }
+            if state.extra(&self.unknown_fields) {
+                break 'entries;
+            }
+        }
         state.end()
     }
 }
