@@ -466,7 +466,6 @@ impl Synth<'_> {
         let path = PathTemplate::parse(&text).unwrap_or_else(|_| PathTemplate {
             text: text.clone(),
             parts: Vec::new(),
-            segments: Vec::new(),
         });
         let kind = &self.resource.gvk.kind;
         let path_params = path

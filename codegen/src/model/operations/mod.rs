@@ -32,7 +32,7 @@ use read::read_operation;
 
 pub use conventions::PATCH_CONTENT_TYPES;
 pub use names::SharedQuery;
-pub use template::{PathPart, PathTemplate, Segment};
+pub use template::{PathPart, PathTemplate};
 
 const STATUS: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.Status";
 
