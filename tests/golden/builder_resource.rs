@@ -1017,9 +1017,12 @@ pub mod com {
 #[allow(clippy::doc_markdown)]
 pub mod routes {
     mod matcher {
-        use ::kubeforge_runtime::Resolution;
         use ::kubeforge_runtime::http::Method;
-        use super::{ROUTES, Route};
+        use ::kubeforge_runtime::route::param_segment;
+        use ::kubeforge_runtime::route::strip_segments;
+        use ::kubeforge_runtime::route::leaf;
+        use ::kubeforge_runtime::{MethodSet, Resolution};
+        use super::Route;
 
         /// Resolves a request's method and path to a route and its path parameters.
         ///
@@ -1031,12 +1034,40 @@ pub mod routes {
         /// serves them; elsewhere a trailing slash, an empty segment, a `.` or `..`
         /// parameter, or a `?` or `#` in the path never match. A known path with another
         /// method gives `MethodNotAllowed` with the methods it serves. Resolving allocates
-        /// nothing (the matcher, a trie of [`ROUTES`]' path templates, is built at the first
-        /// call).
+        /// nothing.
         #[must_use]
         #[inline]
+        #[allow(clippy::collapsible_if)]
         pub fn resolve<'p>(method: &Method, path: &'p str) -> Resolution<'p, Route> {
-            ROUTES.resolve(method, path, Route::ALL)
+            let rest = path;
+            if let Some(rest) = strip_segments(rest, "/apis/example.com/v1") {
+                if let Some(rest) = strip_segments(rest, "/gizmos") {
+                    if let Some((param0, rest)) = param_segment(rest) {
+                        if rest.is_empty() {
+                            return leaf(
+                                method,
+                                &[(MethodSet::GET, Route::ReadExampleComV1Gizmo, &["name"])],
+                                &[param0],
+                            );
+                        }
+                    }
+                } else if let Some(rest) = strip_segments(rest, "/namespaces") {
+                    if let Some((param0, rest)) = param_segment(rest) {
+                        if let Some(rest) = strip_segments(rest, "/gadgets") {
+                            if rest.is_empty() {
+                                return leaf(
+                                    method,
+                                    &[
+                                        (MethodSet::GET, Route::ListExampleComV1NamespacedGadget, &["namespace"]),
+                                    ],
+                                    &[param0],
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+            Resolution::NotFound
         }
     }
 
@@ -1074,8 +1105,8 @@ pub mod routes {
             "\
             r\texample.com\tv1\tGadget\tgadgets\t\tN\n\
             r\texample.com\tv1\tGizmo\tgizmos\t\tC\n\
-            R\tlistExampleComV1NamespacedGadget\tGET\t/apis/example.com/v1/namespaces/{namespace}/gadgets\tlist\t0\tnamespace\t\t\t\t0\t\t0\n\
-            R\treadExampleComV1Gizmo\tGET\t/apis/example.com/v1/gizmos/{name}\tget\t1\tname\t\t\t\t0\t\t0\n\
+            R\tlistExampleComV1NamespacedGadget\tGET\t/apis/example.com/v1/namespaces/{namespace}/gadgets\tlist\t0\tnamespace\t\t\t\t0\t\n\
+            R\treadExampleComV1Gizmo\tGET\t/apis/example.com/v1/gizmos/{name}\tget\t1\tname\t\t\t\t0\t\n\
             ",
         );
 

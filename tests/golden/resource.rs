@@ -1259,9 +1259,12 @@ pub mod com {
 #[allow(clippy::doc_markdown)]
 pub mod routes {
     mod matcher {
-        use ::kubeforge_runtime::Resolution;
         use ::kubeforge_runtime::http::Method;
-        use super::{ROUTES, Route};
+        use ::kubeforge_runtime::route::param_segment;
+        use ::kubeforge_runtime::route::strip_segments;
+        use ::kubeforge_runtime::route::leaf;
+        use ::kubeforge_runtime::{MethodSet, Resolution};
+        use super::Route;
 
         /// Resolves a request's method and path to a route and its path parameters.
         ///
@@ -1273,12 +1276,56 @@ pub mod routes {
         /// serves them; elsewhere a trailing slash, an empty segment, a `.` or `..`
         /// parameter, or a `?` or `#` in the path never match. A known path with another
         /// method gives `MethodNotAllowed` with the methods it serves. Resolving allocates
-        /// nothing (the matcher, a trie of [`ROUTES`]' path templates, is built at the first
-        /// call).
+        /// nothing.
         #[must_use]
         #[inline]
+        #[allow(clippy::collapsible_if)]
         pub fn resolve<'p>(method: &Method, path: &'p str) -> Resolution<'p, Route> {
-            ROUTES.resolve(method, path, Route::ALL)
+            let rest = path;
+            if let Some(rest) = strip_segments(rest, "/apis/example.com/v1") {
+                if let Some(rest) = strip_segments(rest, "/gizmos") {
+                    if rest.is_empty() {
+                        return leaf(method, &[(MethodSet::GET, Route::ListExampleComV1Gizmo, &[])], &[]);
+                    }
+                } else if let Some(rest) = strip_segments(rest, "/namespaces") {
+                    if let Some((param0, rest)) = param_segment(rest) {
+                        if let Some(rest) = strip_segments(rest, "/gadgets") {
+                            if rest.is_empty() {
+                                return leaf(
+                                    method,
+                                    &[
+                                        (MethodSet::GET, Route::ListExampleComV1NamespacedGadget, &["namespace"]),
+                                    ],
+                                    &[param0],
+                                );
+                            }
+                            if let Some((param1, rest)) = param_segment(rest) {
+                                if rest.is_empty() {
+                                    return leaf(
+                                        method,
+                                        &[
+                                            (MethodSet::GET, Route::ReadExampleComV1NamespacedGadget, &["namespace", "name"]),
+                                        ],
+                                        &[param0, param1],
+                                    );
+                                }
+                                if let Some(rest) = strip_segments(rest, "/status") {
+                                    if rest.is_empty() {
+                                        return leaf(
+                                            method,
+                                            &[
+                                                (MethodSet::GET, Route::ReadExampleComV1NamespacedGadgetStatus, &["namespace", "name"]),
+                                            ],
+                                            &[param0, param1],
+                                        );
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            Resolution::NotFound
         }
     }
 
@@ -1323,10 +1370,10 @@ pub mod routes {
             r\texample.com\tv1\tGadget\tgadgets\t\tN\n\
             r\texample.com\tv1\tGadget\tgadgets\tstatus\tN\n\
             r\texample.com\tv1\tGizmo\tgizmos\t\tC\n\
-            R\tlistExampleComV1NamespacedGadget\tGET\t/apis/example.com/v1/namespaces/{namespace}/gadgets\tlist\t0\tnamespace\t\t\t\t0\t\t0\n\
-            R\treadExampleComV1NamespacedGadget\tGET\t/apis/example.com/v1/namespaces/{namespace}/gadgets/{name}\tget\t0\tnamespace,name\t\t\t\t0\t\t0\n\
-            R\treadExampleComV1NamespacedGadgetStatus\tGET\t/apis/example.com/v1/namespaces/{namespace}/gadgets/{name}/status\tget\t1\tnamespace,name\t\t\t\t0\t\t0\n\
-            R\tlistExampleComV1Gizmo\tGET\t/apis/example.com/v1/gizmos\tlist\t2\t\t\t\t\t0\t\t0\n\
+            R\tlistExampleComV1NamespacedGadget\tGET\t/apis/example.com/v1/namespaces/{namespace}/gadgets\tlist\t0\tnamespace\t\t\t\t0\t\n\
+            R\treadExampleComV1NamespacedGadget\tGET\t/apis/example.com/v1/namespaces/{namespace}/gadgets/{name}\tget\t0\tnamespace,name\t\t\t\t0\t\n\
+            R\treadExampleComV1NamespacedGadgetStatus\tGET\t/apis/example.com/v1/namespaces/{namespace}/gadgets/{name}/status\tget\t1\tnamespace,name\t\t\t\t0\t\n\
+            R\tlistExampleComV1Gizmo\tGET\t/apis/example.com/v1/gizmos\tlist\t2\t\t\t\t\t0\t\n\
             ",
         );
 

@@ -9,9 +9,12 @@ const _: () = {
 #[allow(clippy::doc_markdown)]
 pub mod routes {
     mod matcher {
-        use ::kubeforge_runtime::Resolution;
         use ::kubeforge_runtime::http::Method;
-        use super::{ROUTES, Route};
+        use ::kubeforge_runtime::route::param_segment;
+        use ::kubeforge_runtime::route::strip_segments;
+        use ::kubeforge_runtime::route::leaf;
+        use ::kubeforge_runtime::{MethodSet, Resolution};
+        use super::Route;
 
         /// Resolves a request's method and path to a route and its path parameters.
         ///
@@ -23,12 +26,173 @@ pub mod routes {
         /// serves them; elsewhere a trailing slash, an empty segment, a `.` or `..`
         /// parameter, or a `?` or `#` in the path never match. A known path with another
         /// method gives `MethodNotAllowed` with the methods it serves. Resolving allocates
-        /// nothing (the matcher, a trie of [`ROUTES`]' path templates, is built at the first
-        /// call).
+        /// nothing.
         #[must_use]
         #[inline]
+        #[allow(clippy::collapsible_if)]
+        #[allow(clippy::too_many_lines)]
         pub fn resolve<'p>(method: &Method, path: &'p str) -> Resolution<'p, Route> {
-            ROUTES.resolve(method, path, Route::ALL)
+            let rest = path;
+            if let Some(rest) = strip_segments(rest, "/apis/example.com/v1/widgets") {
+                match rest.as_bytes().get(1) {
+                    Some(b'a') => {
+                        if let Some(rest) = strip_segments(rest, "/archive/stats") {
+                            if rest.is_empty() {
+                                return leaf(
+                                    method,
+                                    &[(MethodSet::GET, Route::ReadExampleComV1ArchiveStats, &[])],
+                                    &[],
+                                );
+                            }
+                        }
+                    }
+                    Some(b'h') => {
+                        if let Some(rest) = strip_segments(rest, "/history/stats") {
+                            if rest.is_empty() {
+                                return leaf(
+                                    method,
+                                    &[(MethodSet::GET, Route::ReadExampleComV1HistoryStats, &[])],
+                                    &[],
+                                );
+                            }
+                        }
+                    }
+                    Some(b'm') => {
+                        if let Some(rest) = strip_segments(rest, "/metrics/stats") {
+                            if rest.is_empty() {
+                                return leaf(
+                                    method,
+                                    &[(MethodSet::GET, Route::ReadExampleComV1MetricsStats, &[])],
+                                    &[],
+                                );
+                            }
+                        }
+                    }
+                    Some(b'p') => {
+                        if let Some(rest) = strip_segments(rest, "/pending/stats") {
+                            if rest.is_empty() {
+                                return leaf(
+                                    method,
+                                    &[(MethodSet::GET, Route::ReadExampleComV1PendingStats, &[])],
+                                    &[],
+                                );
+                            }
+                        }
+                    }
+                    Some(b's') => {
+                        if let Some(rest) = strip_segments(rest, "/special/stats") {
+                            if rest.is_empty() {
+                                return leaf(
+                                    method,
+                                    &[(MethodSet::GET, Route::ReadExampleComV1SpecialStats, &[])],
+                                    &[],
+                                );
+                            }
+                        } else if let Some(rest) = strip_segments(rest, "/summary/stats") {
+                            if rest.is_empty() {
+                                return leaf(
+                                    method,
+                                    &[(MethodSet::GET, Route::ReadExampleComV1SummaryStats, &[])],
+                                    &[],
+                                );
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+                if let Some((param0, rest)) = param_segment(rest) {
+                    if rest.is_empty() {
+                        return leaf(
+                            method,
+                            &[(MethodSet::GET, Route::ReadExampleComV1Widget, &["name"])],
+                            &[param0],
+                        );
+                    }
+                    match rest.as_bytes().get(1) {
+                        Some(b'a') => {
+                            if let Some(rest) = strip_segments(rest, "/audit") {
+                                if rest.is_empty() {
+                                    return leaf(
+                                        method,
+                                        &[(MethodSet::GET, Route::ReadExampleComV1WidgetAudit, &["name"])],
+                                        &[param0],
+                                    );
+                                }
+                            }
+                        }
+                        Some(b'b') => {
+                            if let Some(rest) = strip_segments(rest, "/bind") {
+                                if rest.is_empty() {
+                                    return leaf(
+                                        method,
+                                        &[(MethodSet::GET, Route::ReadExampleComV1WidgetBind, &["name"])],
+                                        &[param0],
+                                    );
+                                }
+                            }
+                        }
+                        Some(b'e') => {
+                            if let Some(rest) = strip_segments(rest, "/evict") {
+                                if rest.is_empty() {
+                                    return leaf(
+                                        method,
+                                        &[(MethodSet::GET, Route::ReadExampleComV1WidgetEvict, &["name"])],
+                                        &[param0],
+                                    );
+                                }
+                            } else if let Some(rest) = strip_segments(rest, "/exec") {
+                                if rest.is_empty() {
+                                    return leaf(
+                                        method,
+                                        &[(MethodSet::GET, Route::ReadExampleComV1WidgetExec, &["name"])],
+                                        &[param0],
+                                    );
+                                }
+                            }
+                        }
+                        Some(b'l') => {
+                            if let Some(rest) = strip_segments(rest, "/logs") {
+                                if rest.is_empty() {
+                                    return leaf(
+                                        method,
+                                        &[(MethodSet::GET, Route::ReadExampleComV1WidgetLogs, &["name"])],
+                                        &[param0],
+                                    );
+                                }
+                            }
+                        }
+                        Some(b's') => {
+                            if let Some(rest) = strip_segments(rest, "/scale") {
+                                if rest.is_empty() {
+                                    return leaf(
+                                        method,
+                                        &[(MethodSet::GET, Route::ReadExampleComV1WidgetScale, &["name"])],
+                                        &[param0],
+                                    );
+                                }
+                            } else if let Some(rest) = strip_segments(rest, "/stats") {
+                                if rest.is_empty() {
+                                    return leaf(
+                                        method,
+                                        &[(MethodSet::GET, Route::ReadExampleComV1WidgetStats, &["name"])],
+                                        &[param0],
+                                    );
+                                }
+                            } else if let Some(rest) = strip_segments(rest, "/status") {
+                                if rest.is_empty() {
+                                    return leaf(
+                                        method,
+                                        &[(MethodSet::GET, Route::ReadExampleComV1WidgetStatus, &["name"])],
+                                        &[param0],
+                                    );
+                                }
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            Resolution::NotFound
         }
     }
 
@@ -621,21 +785,21 @@ pub mod routes {
         pub static ROUTES: ::kubeforge_runtime::route::RouteTable = ::kubeforge_runtime::route::RouteTable::new(
             "\
             s\t200\tString\tOK\n\
-            R\treadExampleComV1ArchiveStats\tGET\t/apis/example.com/v1/widgets/archive/stats\tget\t\t\t\t\t0\t0\tStatistics of the archive widgets.\t0\n\
-            R\treadExampleComV1HistoryStats\tGET\t/apis/example.com/v1/widgets/history/stats\tget\t\t\t\t\t0\t0\tStatistics of the history widgets.\t0\n\
-            R\treadExampleComV1MetricsStats\tGET\t/apis/example.com/v1/widgets/metrics/stats\tget\t\t\t\t\t0\t0\tStatistics of the metrics widgets.\t0\n\
-            R\treadExampleComV1PendingStats\tGET\t/apis/example.com/v1/widgets/pending/stats\tget\t\t\t\t\t0\t0\tStatistics of the pending widgets.\t0\n\
-            R\treadExampleComV1SpecialStats\tGET\t/apis/example.com/v1/widgets/special/stats\tget\t\t\t\t\t0\t0\tStatistics of the special widgets.\t0\n\
-            R\treadExampleComV1SummaryStats\tGET\t/apis/example.com/v1/widgets/summary/stats\tget\t\t\t\t\t0\t0\tStatistics of the summary widgets.\t0\n\
-            R\treadExampleComV1Widget\tGET\t/apis/example.com/v1/widgets/{name}\tget\t\tname\t\t\t0\t0\tRead a widget.\t0\n\
-            R\treadExampleComV1WidgetAudit\tGET\t/apis/example.com/v1/widgets/{name}/audit\tget\t\tname\t\t\t0\t0\tThe widget's audit.\t0\n\
-            R\treadExampleComV1WidgetBind\tGET\t/apis/example.com/v1/widgets/{name}/bind\tget\t\tname\t\t\t0\t0\tThe widget's bind.\t0\n\
-            R\treadExampleComV1WidgetEvict\tGET\t/apis/example.com/v1/widgets/{name}/evict\tget\t\tname\t\t\t0\t0\tThe widget's evict.\t0\n\
-            R\treadExampleComV1WidgetExec\tGET\t/apis/example.com/v1/widgets/{name}/exec\tget\t\tname\t\t\t0\t0\tThe widget's exec.\t0\n\
-            R\treadExampleComV1WidgetLogs\tGET\t/apis/example.com/v1/widgets/{name}/logs\tget\t\tname\t\t\t0\t0\tThe widget's logs.\t0\n\
-            R\treadExampleComV1WidgetScale\tGET\t/apis/example.com/v1/widgets/{name}/scale\tget\t\tname\t\t\t0\t0\tThe widget's scale.\t0\n\
-            R\treadExampleComV1WidgetStats\tGET\t/apis/example.com/v1/widgets/{name}/stats\tget\t\tname\t\t\t0\t0\tA widget's statistics: the same shape as the static `special/stats` and the others, so a path such as `widgets/special/stats` matches both, and the static one must win.\t0\n\
-            R\treadExampleComV1WidgetStatus\tGET\t/apis/example.com/v1/widgets/{name}/status\tget\t\tname\t\t\t0\t0\tThe widget's status.\t0\n\
+            R\treadExampleComV1ArchiveStats\tGET\t/apis/example.com/v1/widgets/archive/stats\tget\t\t\t\t\t0\t0\tStatistics of the archive widgets.\n\
+            R\treadExampleComV1HistoryStats\tGET\t/apis/example.com/v1/widgets/history/stats\tget\t\t\t\t\t0\t0\tStatistics of the history widgets.\n\
+            R\treadExampleComV1MetricsStats\tGET\t/apis/example.com/v1/widgets/metrics/stats\tget\t\t\t\t\t0\t0\tStatistics of the metrics widgets.\n\
+            R\treadExampleComV1PendingStats\tGET\t/apis/example.com/v1/widgets/pending/stats\tget\t\t\t\t\t0\t0\tStatistics of the pending widgets.\n\
+            R\treadExampleComV1SpecialStats\tGET\t/apis/example.com/v1/widgets/special/stats\tget\t\t\t\t\t0\t0\tStatistics of the special widgets.\n\
+            R\treadExampleComV1SummaryStats\tGET\t/apis/example.com/v1/widgets/summary/stats\tget\t\t\t\t\t0\t0\tStatistics of the summary widgets.\n\
+            R\treadExampleComV1Widget\tGET\t/apis/example.com/v1/widgets/{name}\tget\t\tname\t\t\t0\t0\tRead a widget.\n\
+            R\treadExampleComV1WidgetAudit\tGET\t/apis/example.com/v1/widgets/{name}/audit\tget\t\tname\t\t\t0\t0\tThe widget's audit.\n\
+            R\treadExampleComV1WidgetBind\tGET\t/apis/example.com/v1/widgets/{name}/bind\tget\t\tname\t\t\t0\t0\tThe widget's bind.\n\
+            R\treadExampleComV1WidgetEvict\tGET\t/apis/example.com/v1/widgets/{name}/evict\tget\t\tname\t\t\t0\t0\tThe widget's evict.\n\
+            R\treadExampleComV1WidgetExec\tGET\t/apis/example.com/v1/widgets/{name}/exec\tget\t\tname\t\t\t0\t0\tThe widget's exec.\n\
+            R\treadExampleComV1WidgetLogs\tGET\t/apis/example.com/v1/widgets/{name}/logs\tget\t\tname\t\t\t0\t0\tThe widget's logs.\n\
+            R\treadExampleComV1WidgetScale\tGET\t/apis/example.com/v1/widgets/{name}/scale\tget\t\tname\t\t\t0\t0\tThe widget's scale.\n\
+            R\treadExampleComV1WidgetStats\tGET\t/apis/example.com/v1/widgets/{name}/stats\tget\t\tname\t\t\t0\t0\tA widget's statistics: the same shape as the static `special/stats` and the others, so a path such as `widgets/special/stats` matches both, and the static one must win.\n\
+            R\treadExampleComV1WidgetStatus\tGET\t/apis/example.com/v1/widgets/{name}/status\tget\t\tname\t\t\t0\t0\tThe widget's status.\n\
             ",
         );
 

@@ -66,9 +66,9 @@ pub const MUTANTS: &[Mutant] = &[
     Mutant {
         name: "parameter-before-static",
         breaks: "the route matcher tries static segments before a parameter",
-        file: "runtime/src/route/matcher.rs",
-        find: "if let Some(child) = self.static_child(node, here, after.as_bytes(), segment) {",
-        replace: "if let Some(child) = self\n                .static_child(node, here, after.as_bytes(), segment)\n                .filter(|_| here.param == NONE)\n            {",
+        file: "codegen/src/emit/matcher.rs",
+        find: "        let fallback = fallback || node.param.is_some();\n        self.statics(code, node, prefix, params, fallback);\n        if let Some(param) = &node.param {\n            self.uses.param_segment = true;\n            code.open(&format!(\n                \"if let Some((param{params}, rest)) = param_segment(rest) {{\"\n            ));\n            self.child(code, param, &format!(\"{prefix}/{{}}\"), params + 1, fallback);\n            code.close(\"}\");\n        }\n",
+        replace: "        let fallback = true;\n        if let Some(param) = &node.param {\n            self.uses.param_segment = true;\n            code.open(&format!(\n                \"if let Some((param{params}, rest)) = param_segment(rest) {{\"\n            ));\n            self.child(code, param, &format!(\"{prefix}/{{}}\"), params + 1, fallback);\n            code.close(\"}\");\n        }\n        self.statics(code, node, prefix, params, fallback);\n",
         tests: &["kubeforge-tests:golden_behaviour"],
     },
     Mutant {

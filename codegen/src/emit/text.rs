@@ -488,6 +488,21 @@ pub(crate) fn str_literal(value: &str) -> String {
     out
 }
 
+/// `byte` as a Rust byte literal (`b'a'`, `b'\''`, `b'\x7F'`), spelled as
+/// `proc_macro2::Literal::byte_character` spells it.
+pub(crate) fn byte_char_literal(byte: u8) -> String {
+    match byte {
+        b'\0' => "b'\\0'".to_owned(),
+        b'\t' => "b'\\t'".to_owned(),
+        b'\n' => "b'\\n'".to_owned(),
+        b'\r' => "b'\\r'".to_owned(),
+        b'\'' => "b'\\''".to_owned(),
+        b'\\' => "b'\\\\'".to_owned(),
+        b' '..=b'~' => format!("b'{}'", char::from(byte)),
+        _ => format!("b'\\x{byte:02X}'"),
+    }
+}
+
 /// A raw string literal of `text` (`r#"…"#`, with as many `#` as it needs), so that embedded
 /// JSON reads as JSON and its quotes need no escapes. One pass: a 1.2 MB CRD is read once.
 pub(crate) fn raw_str_literal(text: &str) -> String {
@@ -562,6 +577,17 @@ mod tests {
                 str_literal(value),
                 proc_macro2::Literal::string(value).to_string(),
                 "{value:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn byte_literals_are_spelled_like_proc_macro2() {
+        for byte in 0..=u8::MAX {
+            assert_eq!(
+                byte_char_literal(byte),
+                proc_macro2::Literal::byte_character(byte).to_string(),
+                "{byte}"
             );
         }
     }

@@ -423,6 +423,21 @@ impl ModuleNames {
     }
 }
 
+/// The name of the private function of a generated route matcher that resolves the paths
+/// under `prefix`, a path template's leading segments with each parameter written `{}`:
+/// `/apis/apps/v1` → `resolve_apis_apps_v1`, `/api/v1/namespaces/{}/pods` →
+/// `resolve_api_v1_namespaces_param_pods`. Two prefixes can read alike (`/a.b` and `/a/b`);
+/// `distinct` then appends a hash of the prefix itself.
+pub fn matcher_function_name(prefix: &str, distinct: bool) -> String {
+    let words = prefix.replace("{}", "param");
+    let name = shortened(format!("resolve_{}", snake_name(&words)));
+    if distinct {
+        format!("{name}_{:016x}", fnv1a(prefix))
+    } else {
+        name
+    }
+}
+
 /// FNV-1a: stable across platforms and releases, unlike std's hasher.
 fn fnv1a(text: &str) -> u64 {
     text.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {

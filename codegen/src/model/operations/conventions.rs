@@ -466,6 +466,7 @@ impl Synth<'_> {
         let path = PathTemplate::parse(&text).unwrap_or_else(|_| PathTemplate {
             text: text.clone(),
             parts: Vec::new(),
+            segments: Vec::new(),
         });
         let kind = &self.resource.gvk.kind;
         let path_params = path

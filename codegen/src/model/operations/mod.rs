@@ -32,7 +32,7 @@ use read::read_operation;
 
 pub use conventions::PATCH_CONTENT_TYPES;
 pub use names::SharedQuery;
-pub use template::{PathPart, PathTemplate};
+pub use template::{PathPart, PathTemplate, Segment};
 
 const STATUS: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.Status";
 

@@ -1,7 +1,5 @@
 //! Path templates: `/api/v1/namespaces/{namespace}/pods/{name}/log`, parsed once into
-//! constant text and parameters, each parameter filling one whole segment. (The route
-//! matcher splits the templates into segments itself, from the route table: the runtime's
-//! `route::RouteTable::resolve`.)
+//! constant text and parameters, each parameter filling one whole segment.
 
 use std::collections::BTreeSet;
 
@@ -9,13 +7,16 @@ use std::collections::BTreeSet;
 /// the size of the array the matcher keeps them in.
 pub const MAX_PATH_PARAMS: usize = 4;
 
-/// A path template: the text, parsed once ([`PathTemplate::parse`]) into parts.
+/// A path template: the text, parsed once ([`PathTemplate::parse`]) into parts and
+/// segments.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PathTemplate {
     /// As written, e.g. `/api/v1/namespaces/{namespace}/pods/{name}/log`.
     pub text: String,
     /// Constant text and parameters, alternating as they appear.
     pub parts: Vec<PathPart>,
+    /// The `/`-separated segments after the leading `/`: `true` for a parameter.
+    pub(super) segments: Vec<(String, bool)>,
 }
 
 /// A part of a path template.
@@ -25,6 +26,15 @@ pub enum PathPart {
     Literal(String),
     /// A parameter that fills one whole segment, e.g. `namespace`.
     Param(String),
+}
+
+/// One `/`-separated segment of a path template.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Segment<'a> {
+    /// Constant text.
+    Static(&'a str),
+    /// A parameter.
+    Param(&'a str),
 }
 
 impl PathTemplate {
@@ -37,10 +47,47 @@ impl PathTemplate {
     /// more than [`MAX_PATH_PARAMS`] parameters.
     pub fn parse(text: &str) -> Result<PathTemplate, String> {
         let parts = parse_template(text)?;
+        let rest = text.strip_prefix('/').unwrap_or(text);
+        let segments = rest
+            .split('/')
+            .map(
+                |segment| match segment.strip_prefix('{').and_then(|s| s.strip_suffix('}')) {
+                    Some(name) => (name.to_owned(), true),
+                    None => (segment.to_owned(), false),
+                },
+            )
+            .collect();
         Ok(PathTemplate {
             text: text.to_owned(),
             parts,
+            segments,
         })
+    }
+
+    /// The segments after the leading `/`.
+    pub fn segments(&self) -> Vec<Segment<'_>> {
+        self.segments
+            .iter()
+            .map(|(text, param)| {
+                if *param {
+                    Segment::Param(text)
+                } else {
+                    Segment::Static(text)
+                }
+            })
+            .collect()
+    }
+
+    /// The segments of the same path with its trailing slash removed, or added when it has
+    /// none: the other form a discovery path is served under.
+    pub fn segments_slash_toggled(&self) -> Vec<Segment<'_>> {
+        let mut segments = self.segments();
+        if segments.len() > 1 && segments.last() == Some(&Segment::Static("")) {
+            segments.pop();
+        } else if segments.last() != Some(&Segment::Static("")) {
+            segments.push(Segment::Static(""));
+        }
+        segments
     }
 
     /// The parameter names in order.
@@ -108,8 +155,30 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_parameter_fills_a_whole_segment() {
-        assert!(PathTemplate::parse("/apis/{group}/v1/").is_ok());
+    fn segments_are_parsed_once() {
+        let template = PathTemplate::parse("/apis/{group}/v1/").unwrap();
+        assert_eq!(
+            template.segments(),
+            [
+                Segment::Static("apis"),
+                Segment::Param("group"),
+                Segment::Static("v1"),
+                Segment::Static(""),
+            ]
+        );
+        assert_eq!(
+            template.segments_slash_toggled(),
+            [
+                Segment::Static("apis"),
+                Segment::Param("group"),
+                Segment::Static("v1"),
+            ]
+        );
+        let apis = PathTemplate::parse("/apis").unwrap();
+        assert_eq!(
+            apis.segments_slash_toggled(),
+            [Segment::Static("apis"), Segment::Static("")]
+        );
         assert!(PathTemplate::parse("/a/{x}.json").is_err());
     }
 
