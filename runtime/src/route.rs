@@ -2,12 +2,12 @@
 //!
 //! A generated crate has one table of [`RouteInfo`] entries, one per operation of the API
 //! (method, path template, action, resource, parameters, body and responses), as a
-//! [`RouteTable`] built from its data at first use, and a `resolve` function that resolves a
-//! `(method, path)` pair to a route with its path parameters: one call of
-//! [`RouteTable::resolve`], whose matcher is a trie of the table's path templates, built at
-//! the first call (`route/matcher.rs`). This module also holds what it returns:
-//! [`Resolution`], [`PathParams`] and [`MethodSet`]. [`strip_segments`] and
-//! [`param_segment`] are the steps of the matchers generated as code before it.
+//! [`RouteTable`] built from its data at first use, and a generated matcher that resolves a
+//! `(method, path)` pair to a route with its path parameters, a decision tree over path
+//! segments written out as code ([`strip_segments`], [`param_segment`] and [`leaf`] are its
+//! steps). [`RouteTable::resolve`] gives the same answers from the table alone, with a trie
+//! of its path templates built at the first call (`route/matcher.rs`). This module also holds
+//! what they return: [`Resolution`], [`PathParams`] and [`MethodSet`].
 
 use std::borrow::Cow;
 use std::fmt;
@@ -481,9 +481,9 @@ impl<'p, R> Resolution<'p, R> {
 
 /// The end of a path in a matcher: the routes served there, each with its method and its
 /// path parameters' names, and the values of the parameters found on the way. `Found` with
-/// the route of `method`, else `MethodNotAllowed` with every route's method. The runtime's
-/// matcher ([`RouteTable::resolve`]) ends each path with it, as matchers generated as code
-/// did, with the routes as a constant.
+/// the route of `method`, else `MethodNotAllowed` with every route's method. One call a leaf
+/// of a generated matcher, with the routes as a constant; the runtime's matcher
+/// ([`RouteTable::resolve`]) ends each path with it too.
 #[inline]
 #[must_use]
 pub fn leaf<'p, R: Copy>(

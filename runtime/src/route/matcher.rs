@@ -2,11 +2,11 @@
 //! from the table's routes the first time a path is resolved, and walked one segment at a
 //! time.
 //!
-//! A generated crate's `resolve` was a decision tree written out as code (7,700 lines and 40
-//! functions for Kubernetes 1.36), which rustc type-checked, borrow-checked and kept in the
-//! crate's metadata in every clean build: 69 MiB of the build's peak memory. The same tree as
-//! data costs the build nothing, and a process that resolves a path pays for building it
-//! once.
+//! A generated crate's `resolve` is a decision tree written out as code (7,704 lines and 40
+//! functions for Kubernetes 1.36), which rustc type-checks, borrow-checks and keeps in the
+//! crate's metadata in every clean build. This is the same tree as data, which costs a build
+//! nothing; a process pays for building it once. Generated crates do not call it yet: it
+//! resolves slower than the generated tree (docs/src/design/decisions.md).
 //!
 //! The rules are the generated tree's (the generated `resolve` documents them): matching is
 //! exact and case-sensitive; a static segment beats a parameter, and the parameter gets its

@@ -43,8 +43,8 @@ use crate::Scope;
 /// Meant for a `static`: the entries and their nested lists are allocated once and live as
 /// long as the process (a table that is dropped leaves them behind).
 ///
-/// It also resolves paths ([`resolve`](Self::resolve)): the generated `routes::resolve` is
-/// one call of it.
+/// It also resolves paths ([`resolve`](Self::resolve)), by the rules of a generated
+/// `routes::resolve`, from the table alone.
 pub struct RouteTable {
     data: &'static str,
     routes: OnceLock<Decoded>,
@@ -79,7 +79,7 @@ impl RouteTable {
     }
 
     /// Resolves a request's method and path to a route and its path parameters, by the rules
-    /// the generated `routes::resolve` documents (it is one call of this): matching is exact
+    /// the generated `routes::resolve` documents (the answers are the same): matching is exact
     /// and case-sensitive; static segments beat parameters; a parameter is one non-empty
     /// segment, kept percent-encoded; a route whose record says so (the discovery paths) is
     /// served with and without its trailing slash; elsewhere a trailing slash, an empty
