@@ -399,7 +399,7 @@ impl<'t> Reference<'t> {
         for (template, index) in self.by_len.get(&segments.len()).into_iter().flatten() {
             let fits = template.iter().zip(&segments).all(|(t, s)| {
                 if t.starts_with('{') {
-                    param_value(*s)
+                    param_value(s)
                 } else {
                     t == s
                 }
