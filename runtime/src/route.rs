@@ -416,6 +416,7 @@ impl MethodSet {
     }
 
     /// The set of `method` alone; empty for a method outside the nine it knows.
+    #[inline]
     #[must_use]
     pub fn of(method: &Method) -> MethodSet {
         METHODS

@@ -97,16 +97,10 @@ impl RouteTable {
         path: &'p str,
         routes: &[R],
     ) -> Resolution<'p, R> {
-        match self.matcher().resolve(method, path) {
-            Resolution::Found { route, params } => match routes.get(route) {
-                Some(&route) => Resolution::Found { route, params },
-                None => Resolution::NotFound,
-            },
-            Resolution::MethodNotAllowed { allowed } => Resolution::MethodNotAllowed { allowed },
-            Resolution::NotFound => Resolution::NotFound,
-        }
+        self.matcher().resolve(method, path, routes)
     }
 
+    #[inline]
     fn matcher(&self) -> &Matcher {
         self.matcher.get_or_init(|| {
             let decoded = self.decoded();
