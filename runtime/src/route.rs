@@ -2,15 +2,19 @@
 //!
 //! A generated crate has one table of [`RouteInfo`] entries, one per operation of the API
 //! (method, path template, action, resource, parameters, body and responses), as a
-//! [`RouteTable`] built from its data at first use, and a generated matcher that resolves a `(method, path)` pair to a route with its path
-//! parameters. The matcher is a decision tree over path segments written out as code; this
-//! module holds what it returns: [`Resolution`], [`PathParams`] and [`MethodSet`].
+//! [`RouteTable`] built from its data at first use, and a generated matcher that resolves a
+//! `(method, path)` pair to a route with its path parameters, a decision tree over path
+//! segments written out as code ([`strip_segments`], [`param_segment`] and [`leaf`] are its
+//! steps). [`RouteTable::resolve`] gives the same answers from the table alone, with a trie
+//! of its path templates built at the first call (`route/matcher.rs`). This module also holds
+//! what they return: [`Resolution`], [`PathParams`] and [`MethodSet`].
 
 use std::borrow::Cow;
 use std::fmt;
 
 use http::Method;
 
+mod matcher;
 mod table;
 pub(crate) use table::unescape;
 pub use table::{
@@ -412,6 +416,7 @@ impl MethodSet {
     }
 
     /// The set of `method` alone; empty for a method outside the nine it knows.
+    #[inline]
     #[must_use]
     pub fn of(method: &Method) -> MethodSet {
         METHODS
@@ -475,12 +480,11 @@ impl<'p, R> Resolution<'p, R> {
     }
 }
 
-/// The end of a path in a generated matcher: the routes served there, each with its method
-/// and its path parameters' names, and the values of the parameters found on the way.
-/// `Found` with the route of `method`, else `MethodNotAllowed` with every route's method.
-/// One call a leaf, with the routes as a constant, instead of a comparison and a return
-/// written out per method: the matcher of the full Kubernetes API is a third of its lines,
-/// and the crate's clean build smaller by what rustc keeps of them.
+/// The end of a path in a matcher: the routes served there, each with its method and its
+/// path parameters' names, and the values of the parameters found on the way. `Found` with
+/// the route of `method`, else `MethodNotAllowed` with every route's method. One call a leaf
+/// of a generated matcher, with the routes as a constant; the runtime's matcher
+/// ([`RouteTable::resolve`]) ends each path with it too.
 #[inline]
 #[must_use]
 pub fn leaf<'p, R: Copy>(

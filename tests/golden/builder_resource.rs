@@ -1024,8 +1024,8 @@ pub mod routes {
             "\
             r\texample.com\tv1\tGadget\tgadgets\t\tN\n\
             r\texample.com\tv1\tGizmo\tgizmos\t\tC\n\
-            R\tlistExampleComV1NamespacedGadget\tGET\t/apis/example.com/v1/namespaces/{namespace}/gadgets\tlist\t0\tnamespace\t\t\t\t0\t\n\
-            R\treadExampleComV1Gizmo\tGET\t/apis/example.com/v1/gizmos/{name}\tget\t1\tname\t\t\t\t0\t\n\
+            R\tlistExampleComV1NamespacedGadget\tGET\t/apis/example.com/v1/namespaces/{namespace}/gadgets\tlist\t0\tnamespace\t\t\t\t0\t\t0\n\
+            R\treadExampleComV1Gizmo\tGET\t/apis/example.com/v1/gizmos/{name}\tget\t1\tname\t\t\t\t0\t\t0\n\
             ",
         );
 

@@ -1267,10 +1267,10 @@ pub mod routes {
             r\texample.com\tv1\tGadget\tgadgets\t\tN\n\
             r\texample.com\tv1\tGadget\tgadgets\tstatus\tN\n\
             r\texample.com\tv1\tGizmo\tgizmos\t\tC\n\
-            R\tlistExampleComV1NamespacedGadget\tGET\t/apis/example.com/v1/namespaces/{namespace}/gadgets\tlist\t0\tnamespace\t\t\t\t0\t\n\
-            R\treadExampleComV1NamespacedGadget\tGET\t/apis/example.com/v1/namespaces/{namespace}/gadgets/{name}\tget\t0\tnamespace,name\t\t\t\t0\t\n\
-            R\treadExampleComV1NamespacedGadgetStatus\tGET\t/apis/example.com/v1/namespaces/{namespace}/gadgets/{name}/status\tget\t1\tnamespace,name\t\t\t\t0\t\n\
-            R\tlistExampleComV1Gizmo\tGET\t/apis/example.com/v1/gizmos\tlist\t2\t\t\t\t\t0\t\n\
+            R\tlistExampleComV1NamespacedGadget\tGET\t/apis/example.com/v1/namespaces/{namespace}/gadgets\tlist\t0\tnamespace\t\t\t\t0\t\t0\n\
+            R\treadExampleComV1NamespacedGadget\tGET\t/apis/example.com/v1/namespaces/{namespace}/gadgets/{name}\tget\t0\tnamespace,name\t\t\t\t0\t\t0\n\
+            R\treadExampleComV1NamespacedGadgetStatus\tGET\t/apis/example.com/v1/namespaces/{namespace}/gadgets/{name}/status\tget\t1\tnamespace,name\t\t\t\t0\t\t0\n\
+            R\tlistExampleComV1Gizmo\tGET\t/apis/example.com/v1/gizmos\tlist\t2\t\t\t\t\t0\t\t0\n\
             ",
         );
 

@@ -1132,16 +1132,16 @@ pub mod routes {
             q\ttty\tboolean\t0\tAllocate a terminal.\n\
             s\t200\tString\tOK\n\
             s\t200\tkubeforge_meta::apimachinery::pkg::apis::meta::v1::Status\tOK\n\
-            R\tlistExampleComV1Widget\tGET\t/apis/example.com/v1/widgets\tlist\t0\t\t0\t\t0,1\t0\tList or watch Widget objects.\n\
-            R\tdeleteExampleComV1Widget\tDELETE\t/apis/example.com/v1/widgets/{name}\tdelete\t0\tname\t\t0\t2,3,4\t0\tDelete the specified Widget; | pipes and <tags> are escaped.\n\
-            R\treadExampleComV1Widget\tGET\t/apis/example.com/v1/widgets/{name}\tget\t0\tname\t\t\t5\t0\tRead the specified Widget.\n\
-            R\tconnectExampleComV1WidgetExec\tPOST\t/apis/example.com/v1/widgets/{name}/exec\tconnect\t1\tname\t1,2\t\t6\t0\tRun a command in a Widget.\n\
-            R\tgetAPIVersions\tGET\t/apis/\tget\t\t\t\t\t7\t0\tGet available API versions.\n\
-            R\tgetExampleComAPIGroup\tGET\t/apis/example.com/\tget\t\t\t\t\t7\t0\tGet information of a group.\n\
-            R\tgetExampleComV1APIResources\tGET\t/apis/example.com/v1/\tget\t\t\t\t\t7\t0\tGet available resources.\n\
-            R\tproxyExampleComV1GETWidget\tGET\t/apis/example.com/v1/proxy/widgets/{name}\tproxy\t\tname\t\t\t6\t0\tproxy GET requests to Widget\\n\\nIts `x-kubernetes-action` is `proxy`, which is not one of Kubernetes' current actions (a legacy one such as `proxy`, or a newer one): the request and its decoder follow the declared path, parameters and responses, and the route table gives `Action::Other(\"proxy\")`.\n\
-            R\tproxyExampleComV1HEADWidget\tHEAD\t/apis/example.com/v1/proxy/widgets/{name}\tproxy\t\tname\t\t\t6\t0\tproxy HEAD requests to Widget\\n\\nIts `x-kubernetes-action` is `proxy`, which is not one of Kubernetes' current actions (a legacy one such as `proxy`, or a newer one): the request and its decoder follow the declared path, parameters and responses, and the route table gives `Action::Other(\"proxy\")`.\n\
-            R\treadExampleComV1WidgetStats\tGET\t/apis/example.com/v1/widgets/special/stats\tget\t\t\t\t\t6\t0\tStatistics over all widgets.\n\
+            R\tlistExampleComV1Widget\tGET\t/apis/example.com/v1/widgets\tlist\t0\t\t0\t\t0,1\t0\tList or watch Widget objects.\t0\n\
+            R\tdeleteExampleComV1Widget\tDELETE\t/apis/example.com/v1/widgets/{name}\tdelete\t0\tname\t\t0\t2,3,4\t0\tDelete the specified Widget; | pipes and <tags> are escaped.\t0\n\
+            R\treadExampleComV1Widget\tGET\t/apis/example.com/v1/widgets/{name}\tget\t0\tname\t\t\t5\t0\tRead the specified Widget.\t0\n\
+            R\tconnectExampleComV1WidgetExec\tPOST\t/apis/example.com/v1/widgets/{name}/exec\tconnect\t1\tname\t1,2\t\t6\t0\tRun a command in a Widget.\t0\n\
+            R\tgetAPIVersions\tGET\t/apis/\tget\t\t\t\t\t7\t0\tGet available API versions.\t1\n\
+            R\tgetExampleComAPIGroup\tGET\t/apis/example.com/\tget\t\t\t\t\t7\t0\tGet information of a group.\t1\n\
+            R\tgetExampleComV1APIResources\tGET\t/apis/example.com/v1/\tget\t\t\t\t\t7\t0\tGet available resources.\t1\n\
+            R\tproxyExampleComV1GETWidget\tGET\t/apis/example.com/v1/proxy/widgets/{name}\tproxy\t\tname\t\t\t6\t0\tproxy GET requests to Widget\\n\\nIts `x-kubernetes-action` is `proxy`, which is not one of Kubernetes' current actions (a legacy one such as `proxy`, or a newer one): the request and its decoder follow the declared path, parameters and responses, and the route table gives `Action::Other(\"proxy\")`.\t0\n\
+            R\tproxyExampleComV1HEADWidget\tHEAD\t/apis/example.com/v1/proxy/widgets/{name}\tproxy\t\tname\t\t\t6\t0\tproxy HEAD requests to Widget\\n\\nIts `x-kubernetes-action` is `proxy`, which is not one of Kubernetes' current actions (a legacy one such as `proxy`, or a newer one): the request and its decoder follow the declared path, parameters and responses, and the route table gives `Action::Other(\"proxy\")`.\t0\n\
+            R\treadExampleComV1WidgetStats\tGET\t/apis/example.com/v1/widgets/special/stats\tget\t\t\t\t\t6\t0\tStatistics over all widgets.\t0\n\
             ",
         );
 

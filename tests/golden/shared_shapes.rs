@@ -2759,17 +2759,17 @@ pub mod routes {
             s\t202\tserde_json::Value\tAccepted\n\
             q\tforce\tboolean\t0\tLet an apply request take over fields owned by other managers; unset for other patch types.\n\
             b\tPatch\t1\tapplication/apply-patch+cbor,application/apply-patch+yaml,application/json-patch+json,application/merge-patch+json,application/strategic-merge-patch+json\n\
-            R\tlistExampleIoV1RelayForAllNamespaces\tGET\t/apis/example.io/v1/relays\tlist\t0\t\t0,1,2,3,4,5,6,7,8,9,10\t\t0,1\t0\tList or watch Relay objects across all namespaces.\n\
-            R\twatchExampleIoV1RelayListForAllNamespaces\tGET\t/apis/example.io/v1/watch/relays\twatch\t0\t\t0,1,2,3,4,5,6,7,8,9,10\t\t2,1\t1\tWatch Relay objects across all namespaces; deprecated, use a list call with `watch=true`.\n\
-            R\tdeleteExampleIoV1CollectionNamespacedRelay\tDELETE\t/apis/example.io/v1/namespaces/{namespace}/relays\tdeletecollection\t0\tnamespace\t1,11,2,12,3,4,13,5,14,6,7,8,9\t0\t3,1\t0\tDelete a collection of Relay objects in a namespace.\n\
-            R\tlistExampleIoV1NamespacedRelay\tGET\t/apis/example.io/v1/namespaces/{namespace}/relays\tlist\t0\tnamespace\t0,1,2,3,4,5,6,7,8,9,10\t\t0,1\t0\tList or watch Relay objects in a namespace.\n\
-            R\tcreateExampleIoV1NamespacedRelay\tPOST\t/apis/example.io/v1/namespaces/{namespace}/relays\tcreate\t0\tnamespace\t11,15,16,5\t1\t4,5,6,1\t0\tCreate a new Relay object in a namespace.\n\
-            R\twatchExampleIoV1NamespacedRelayList\tGET\t/apis/example.io/v1/watch/namespaces/{namespace}/relays\twatch\t0\tnamespace\t0,1,2,3,4,5,6,7,8,9,10\t\t2,1\t1\tWatch Relay objects in a namespace; deprecated, use a list call with `watch=true`.\n\
-            R\tdeleteExampleIoV1NamespacedRelay\tDELETE\t/apis/example.io/v1/namespaces/{namespace}/relays/{name}\tdelete\t0\tnamespace,name\t11,12,13,5,14\t0\t3,7,1\t0\tDelete the specified Relay.\n\
-            R\treadExampleIoV1NamespacedRelay\tGET\t/apis/example.io/v1/namespaces/{namespace}/relays/{name}\tget\t0\tnamespace,name\t5\t\t4,1\t0\tRead the specified Relay.\n\
-            R\tpatchExampleIoV1NamespacedRelay\tPATCH\t/apis/example.io/v1/namespaces/{namespace}/relays/{name}\tpatch\t0\tnamespace,name\t11,15,16,17,5\t2\t4,5,1\t0\tPartially update the specified Relay.\n\
-            R\treplaceExampleIoV1NamespacedRelay\tPUT\t/apis/example.io/v1/namespaces/{namespace}/relays/{name}\treplace\t0\tnamespace,name\t11,15,16,5\t1\t4,5,1\t0\tReplace the specified Relay.\n\
-            R\twatchExampleIoV1NamespacedRelay\tGET\t/apis/example.io/v1/watch/namespaces/{namespace}/relays/{name}\twatch\t0\tnamespace,name\t0,1,2,3,4,5,6,7,8,9,10\t\t2,1\t1\tWatch one Relay; deprecated, use a list call with `watch=true` and a `fieldSelector`.\n\
+            R\tlistExampleIoV1RelayForAllNamespaces\tGET\t/apis/example.io/v1/relays\tlist\t0\t\t0,1,2,3,4,5,6,7,8,9,10\t\t0,1\t0\tList or watch Relay objects across all namespaces.\t0\n\
+            R\twatchExampleIoV1RelayListForAllNamespaces\tGET\t/apis/example.io/v1/watch/relays\twatch\t0\t\t0,1,2,3,4,5,6,7,8,9,10\t\t2,1\t1\tWatch Relay objects across all namespaces; deprecated, use a list call with `watch=true`.\t0\n\
+            R\tdeleteExampleIoV1CollectionNamespacedRelay\tDELETE\t/apis/example.io/v1/namespaces/{namespace}/relays\tdeletecollection\t0\tnamespace\t1,11,2,12,3,4,13,5,14,6,7,8,9\t0\t3,1\t0\tDelete a collection of Relay objects in a namespace.\t0\n\
+            R\tlistExampleIoV1NamespacedRelay\tGET\t/apis/example.io/v1/namespaces/{namespace}/relays\tlist\t0\tnamespace\t0,1,2,3,4,5,6,7,8,9,10\t\t0,1\t0\tList or watch Relay objects in a namespace.\t0\n\
+            R\tcreateExampleIoV1NamespacedRelay\tPOST\t/apis/example.io/v1/namespaces/{namespace}/relays\tcreate\t0\tnamespace\t11,15,16,5\t1\t4,5,6,1\t0\tCreate a new Relay object in a namespace.\t0\n\
+            R\twatchExampleIoV1NamespacedRelayList\tGET\t/apis/example.io/v1/watch/namespaces/{namespace}/relays\twatch\t0\tnamespace\t0,1,2,3,4,5,6,7,8,9,10\t\t2,1\t1\tWatch Relay objects in a namespace; deprecated, use a list call with `watch=true`.\t0\n\
+            R\tdeleteExampleIoV1NamespacedRelay\tDELETE\t/apis/example.io/v1/namespaces/{namespace}/relays/{name}\tdelete\t0\tnamespace,name\t11,12,13,5,14\t0\t3,7,1\t0\tDelete the specified Relay.\t0\n\
+            R\treadExampleIoV1NamespacedRelay\tGET\t/apis/example.io/v1/namespaces/{namespace}/relays/{name}\tget\t0\tnamespace,name\t5\t\t4,1\t0\tRead the specified Relay.\t0\n\
+            R\tpatchExampleIoV1NamespacedRelay\tPATCH\t/apis/example.io/v1/namespaces/{namespace}/relays/{name}\tpatch\t0\tnamespace,name\t11,15,16,17,5\t2\t4,5,1\t0\tPartially update the specified Relay.\t0\n\
+            R\treplaceExampleIoV1NamespacedRelay\tPUT\t/apis/example.io/v1/namespaces/{namespace}/relays/{name}\treplace\t0\tnamespace,name\t11,15,16,5\t1\t4,5,1\t0\tReplace the specified Relay.\t0\n\
+            R\twatchExampleIoV1NamespacedRelay\tGET\t/apis/example.io/v1/watch/namespaces/{namespace}/relays/{name}\twatch\t0\tnamespace,name\t0,1,2,3,4,5,6,7,8,9,10\t\t2,1\t1\tWatch one Relay; deprecated, use a list call with `watch=true` and a `fieldSelector`.\t0\n\
             ",
         );
 

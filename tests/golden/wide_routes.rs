@@ -785,21 +785,21 @@ pub mod routes {
         pub static ROUTES: ::kubeforge_runtime::route::RouteTable = ::kubeforge_runtime::route::RouteTable::new(
             "\
             s\t200\tString\tOK\n\
-            R\treadExampleComV1ArchiveStats\tGET\t/apis/example.com/v1/widgets/archive/stats\tget\t\t\t\t\t0\t0\tStatistics of the archive widgets.\n\
-            R\treadExampleComV1HistoryStats\tGET\t/apis/example.com/v1/widgets/history/stats\tget\t\t\t\t\t0\t0\tStatistics of the history widgets.\n\
-            R\treadExampleComV1MetricsStats\tGET\t/apis/example.com/v1/widgets/metrics/stats\tget\t\t\t\t\t0\t0\tStatistics of the metrics widgets.\n\
-            R\treadExampleComV1PendingStats\tGET\t/apis/example.com/v1/widgets/pending/stats\tget\t\t\t\t\t0\t0\tStatistics of the pending widgets.\n\
-            R\treadExampleComV1SpecialStats\tGET\t/apis/example.com/v1/widgets/special/stats\tget\t\t\t\t\t0\t0\tStatistics of the special widgets.\n\
-            R\treadExampleComV1SummaryStats\tGET\t/apis/example.com/v1/widgets/summary/stats\tget\t\t\t\t\t0\t0\tStatistics of the summary widgets.\n\
-            R\treadExampleComV1Widget\tGET\t/apis/example.com/v1/widgets/{name}\tget\t\tname\t\t\t0\t0\tRead a widget.\n\
-            R\treadExampleComV1WidgetAudit\tGET\t/apis/example.com/v1/widgets/{name}/audit\tget\t\tname\t\t\t0\t0\tThe widget's audit.\n\
-            R\treadExampleComV1WidgetBind\tGET\t/apis/example.com/v1/widgets/{name}/bind\tget\t\tname\t\t\t0\t0\tThe widget's bind.\n\
-            R\treadExampleComV1WidgetEvict\tGET\t/apis/example.com/v1/widgets/{name}/evict\tget\t\tname\t\t\t0\t0\tThe widget's evict.\n\
-            R\treadExampleComV1WidgetExec\tGET\t/apis/example.com/v1/widgets/{name}/exec\tget\t\tname\t\t\t0\t0\tThe widget's exec.\n\
-            R\treadExampleComV1WidgetLogs\tGET\t/apis/example.com/v1/widgets/{name}/logs\tget\t\tname\t\t\t0\t0\tThe widget's logs.\n\
-            R\treadExampleComV1WidgetScale\tGET\t/apis/example.com/v1/widgets/{name}/scale\tget\t\tname\t\t\t0\t0\tThe widget's scale.\n\
-            R\treadExampleComV1WidgetStats\tGET\t/apis/example.com/v1/widgets/{name}/stats\tget\t\tname\t\t\t0\t0\tA widget's statistics: the same shape as the static `special/stats` and the others, so a path such as `widgets/special/stats` matches both, and the static one must win.\n\
-            R\treadExampleComV1WidgetStatus\tGET\t/apis/example.com/v1/widgets/{name}/status\tget\t\tname\t\t\t0\t0\tThe widget's status.\n\
+            R\treadExampleComV1ArchiveStats\tGET\t/apis/example.com/v1/widgets/archive/stats\tget\t\t\t\t\t0\t0\tStatistics of the archive widgets.\t0\n\
+            R\treadExampleComV1HistoryStats\tGET\t/apis/example.com/v1/widgets/history/stats\tget\t\t\t\t\t0\t0\tStatistics of the history widgets.\t0\n\
+            R\treadExampleComV1MetricsStats\tGET\t/apis/example.com/v1/widgets/metrics/stats\tget\t\t\t\t\t0\t0\tStatistics of the metrics widgets.\t0\n\
+            R\treadExampleComV1PendingStats\tGET\t/apis/example.com/v1/widgets/pending/stats\tget\t\t\t\t\t0\t0\tStatistics of the pending widgets.\t0\n\
+            R\treadExampleComV1SpecialStats\tGET\t/apis/example.com/v1/widgets/special/stats\tget\t\t\t\t\t0\t0\tStatistics of the special widgets.\t0\n\
+            R\treadExampleComV1SummaryStats\tGET\t/apis/example.com/v1/widgets/summary/stats\tget\t\t\t\t\t0\t0\tStatistics of the summary widgets.\t0\n\
+            R\treadExampleComV1Widget\tGET\t/apis/example.com/v1/widgets/{name}\tget\t\tname\t\t\t0\t0\tRead a widget.\t0\n\
+            R\treadExampleComV1WidgetAudit\tGET\t/apis/example.com/v1/widgets/{name}/audit\tget\t\tname\t\t\t0\t0\tThe widget's audit.\t0\n\
+            R\treadExampleComV1WidgetBind\tGET\t/apis/example.com/v1/widgets/{name}/bind\tget\t\tname\t\t\t0\t0\tThe widget's bind.\t0\n\
+            R\treadExampleComV1WidgetEvict\tGET\t/apis/example.com/v1/widgets/{name}/evict\tget\t\tname\t\t\t0\t0\tThe widget's evict.\t0\n\
+            R\treadExampleComV1WidgetExec\tGET\t/apis/example.com/v1/widgets/{name}/exec\tget\t\tname\t\t\t0\t0\tThe widget's exec.\t0\n\
+            R\treadExampleComV1WidgetLogs\tGET\t/apis/example.com/v1/widgets/{name}/logs\tget\t\tname\t\t\t0\t0\tThe widget's logs.\t0\n\
+            R\treadExampleComV1WidgetScale\tGET\t/apis/example.com/v1/widgets/{name}/scale\tget\t\tname\t\t\t0\t0\tThe widget's scale.\t0\n\
+            R\treadExampleComV1WidgetStats\tGET\t/apis/example.com/v1/widgets/{name}/stats\tget\t\tname\t\t\t0\t0\tA widget's statistics: the same shape as the static `special/stats` and the others, so a path such as `widgets/special/stats` matches both, and the static one must win.\t0\n\
+            R\treadExampleComV1WidgetStatus\tGET\t/apis/example.com/v1/widgets/{name}/status\tget\t\tname\t\t\t0\t0\tThe widget's status.\t0\n\
             ",
         );
 
