@@ -943,6 +943,9 @@ pub mod routes {
         use ::kubeforge_runtime::{MethodSet, Resolution};
         use super::Route;
 
+        const NAMES_NAME: &[&str] = &["name"];
+        const NAMES_NAMESPACE: &[&str] = &["namespace"];
+
         /// Resolves a request's method and path to a route and its path parameters.
         ///
         /// `path` is the path without the query string, as `uri.path()` gives it. Matching
@@ -965,8 +968,8 @@ pub mod routes {
                         if rest.is_empty() {
                             return leaf(
                                 method,
-                                &[(MethodSet::GET, Route::ReadExampleComV1Gizmo, &["name"])],
-                                &[param0],
+                                [(MethodSet::GET, Route::ReadExampleComV1Gizmo, NAMES_NAME)],
+                                [param0],
                             );
                         }
                     }
@@ -976,10 +979,10 @@ pub mod routes {
                             if rest.is_empty() {
                                 return leaf(
                                     method,
-                                    &[
-                                        (MethodSet::GET, Route::ListExampleComV1NamespacedGadget, &["namespace"]),
+                                    [
+                                        (MethodSet::GET, Route::ListExampleComV1NamespacedGadget, NAMES_NAMESPACE),
                                     ],
-                                    &[param0],
+                                    [param0],
                                 );
                             }
                         }

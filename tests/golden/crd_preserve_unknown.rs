@@ -2217,6 +2217,10 @@ pub mod routes {
         use ::kubeforge_runtime::{MethodSet, Resolution};
         use super::Route;
 
+        const NO_NAMES: &[&str] = &[];
+        const NAMES_NAMESPACE: &[&str] = &["namespace"];
+        const NAMES_NAMESPACE_NAME: &[&str] = &["namespace", "name"];
+
         /// Resolves a request's method and path to a route and its path parameters.
         ///
         /// `path` is the path without the query string, as `uri.path()` gives it. Matching
@@ -2242,25 +2246,25 @@ pub mod routes {
                                 if rest.is_empty() {
                                     return leaf(
                                         method,
-                                        &[
-                                            (MethodSet::DELETE, Route::DeleteExampleIoV1CollectionNamespacedWorkflow, &["namespace"]),
-                                            (MethodSet::GET, Route::ListExampleIoV1NamespacedWorkflow, &["namespace"]),
-                                            (MethodSet::POST, Route::CreateExampleIoV1NamespacedWorkflow, &["namespace"]),
+                                        [
+                                            (MethodSet::DELETE, Route::DeleteExampleIoV1CollectionNamespacedWorkflow, NAMES_NAMESPACE),
+                                            (MethodSet::GET, Route::ListExampleIoV1NamespacedWorkflow, NAMES_NAMESPACE),
+                                            (MethodSet::POST, Route::CreateExampleIoV1NamespacedWorkflow, NAMES_NAMESPACE),
                                         ],
-                                        &[param0],
+                                        [param0],
                                     );
                                 }
                                 if let Some((param1, rest)) = param_segment(rest) {
                                     if rest.is_empty() {
                                         return leaf(
                                             method,
-                                            &[
-                                                (MethodSet::DELETE, Route::DeleteExampleIoV1NamespacedWorkflow, &["namespace", "name"]),
-                                                (MethodSet::GET, Route::ReadExampleIoV1NamespacedWorkflow, &["namespace", "name"]),
-                                                (MethodSet::PATCH, Route::PatchExampleIoV1NamespacedWorkflow, &["namespace", "name"]),
-                                                (MethodSet::PUT, Route::ReplaceExampleIoV1NamespacedWorkflow, &["namespace", "name"]),
+                                            [
+                                                (MethodSet::DELETE, Route::DeleteExampleIoV1NamespacedWorkflow, NAMES_NAMESPACE_NAME),
+                                                (MethodSet::GET, Route::ReadExampleIoV1NamespacedWorkflow, NAMES_NAMESPACE_NAME),
+                                                (MethodSet::PATCH, Route::PatchExampleIoV1NamespacedWorkflow, NAMES_NAMESPACE_NAME),
+                                                (MethodSet::PUT, Route::ReplaceExampleIoV1NamespacedWorkflow, NAMES_NAMESPACE_NAME),
                                             ],
-                                            &[param0, param1],
+                                            [param0, param1],
                                         );
                                     }
                                 }
@@ -2273,20 +2277,20 @@ pub mod routes {
                                     if rest.is_empty() {
                                         return leaf(
                                             method,
-                                            &[
-                                                (MethodSet::GET, Route::WatchExampleIoV1NamespacedWorkflowList, &["namespace"]),
+                                            [
+                                                (MethodSet::GET, Route::WatchExampleIoV1NamespacedWorkflowList, NAMES_NAMESPACE),
                                             ],
-                                            &[param0],
+                                            [param0],
                                         );
                                     }
                                     if let Some((param1, rest)) = param_segment(rest) {
                                         if rest.is_empty() {
                                             return leaf(
                                                 method,
-                                                &[
-                                                    (MethodSet::GET, Route::WatchExampleIoV1NamespacedWorkflow, &["namespace", "name"]),
+                                                [
+                                                    (MethodSet::GET, Route::WatchExampleIoV1NamespacedWorkflow, NAMES_NAMESPACE_NAME),
                                                 ],
-                                                &[param0, param1],
+                                                [param0, param1],
                                             );
                                         }
                                     }
@@ -2296,10 +2300,10 @@ pub mod routes {
                             if rest.is_empty() {
                                 return leaf(
                                     method,
-                                    &[
-                                        (MethodSet::GET, Route::WatchExampleIoV1WorkflowListForAllNamespaces, &[]),
+                                    [
+                                        (MethodSet::GET, Route::WatchExampleIoV1WorkflowListForAllNamespaces, NO_NAMES),
                                     ],
-                                    &[],
+                                    [],
                                 );
                             }
                         }
@@ -2307,8 +2311,10 @@ pub mod routes {
                         if rest.is_empty() {
                             return leaf(
                                 method,
-                                &[(MethodSet::GET, Route::ListExampleIoV1WorkflowForAllNamespaces, &[])],
-                                &[],
+                                [
+                                    (MethodSet::GET, Route::ListExampleIoV1WorkflowForAllNamespaces, NO_NAMES),
+                                ],
+                                [],
                             );
                         }
                     }
@@ -2319,25 +2325,25 @@ pub mod routes {
                                 if rest.is_empty() {
                                     return leaf(
                                         method,
-                                        &[
-                                            (MethodSet::DELETE, Route::DeleteExampleIoV1alpha1CollectionNamespacedWorkflow, &["namespace"]),
-                                            (MethodSet::GET, Route::ListExampleIoV1alpha1NamespacedWorkflow, &["namespace"]),
-                                            (MethodSet::POST, Route::CreateExampleIoV1alpha1NamespacedWorkflow, &["namespace"]),
+                                        [
+                                            (MethodSet::DELETE, Route::DeleteExampleIoV1alpha1CollectionNamespacedWorkflow, NAMES_NAMESPACE),
+                                            (MethodSet::GET, Route::ListExampleIoV1alpha1NamespacedWorkflow, NAMES_NAMESPACE),
+                                            (MethodSet::POST, Route::CreateExampleIoV1alpha1NamespacedWorkflow, NAMES_NAMESPACE),
                                         ],
-                                        &[param0],
+                                        [param0],
                                     );
                                 }
                                 if let Some((param1, rest)) = param_segment(rest) {
                                     if rest.is_empty() {
                                         return leaf(
                                             method,
-                                            &[
-                                                (MethodSet::DELETE, Route::DeleteExampleIoV1alpha1NamespacedWorkflow, &["namespace", "name"]),
-                                                (MethodSet::GET, Route::ReadExampleIoV1alpha1NamespacedWorkflow, &["namespace", "name"]),
-                                                (MethodSet::PATCH, Route::PatchExampleIoV1alpha1NamespacedWorkflow, &["namespace", "name"]),
-                                                (MethodSet::PUT, Route::ReplaceExampleIoV1alpha1NamespacedWorkflow, &["namespace", "name"]),
+                                            [
+                                                (MethodSet::DELETE, Route::DeleteExampleIoV1alpha1NamespacedWorkflow, NAMES_NAMESPACE_NAME),
+                                                (MethodSet::GET, Route::ReadExampleIoV1alpha1NamespacedWorkflow, NAMES_NAMESPACE_NAME),
+                                                (MethodSet::PATCH, Route::PatchExampleIoV1alpha1NamespacedWorkflow, NAMES_NAMESPACE_NAME),
+                                                (MethodSet::PUT, Route::ReplaceExampleIoV1alpha1NamespacedWorkflow, NAMES_NAMESPACE_NAME),
                                             ],
-                                            &[param0, param1],
+                                            [param0, param1],
                                         );
                                     }
                                 }
@@ -2350,20 +2356,20 @@ pub mod routes {
                                     if rest.is_empty() {
                                         return leaf(
                                             method,
-                                            &[
-                                                (MethodSet::GET, Route::WatchExampleIoV1alpha1NamespacedWorkflowList, &["namespace"]),
+                                            [
+                                                (MethodSet::GET, Route::WatchExampleIoV1alpha1NamespacedWorkflowList, NAMES_NAMESPACE),
                                             ],
-                                            &[param0],
+                                            [param0],
                                         );
                                     }
                                     if let Some((param1, rest)) = param_segment(rest) {
                                         if rest.is_empty() {
                                             return leaf(
                                                 method,
-                                                &[
-                                                    (MethodSet::GET, Route::WatchExampleIoV1alpha1NamespacedWorkflow, &["namespace", "name"]),
+                                                [
+                                                    (MethodSet::GET, Route::WatchExampleIoV1alpha1NamespacedWorkflow, NAMES_NAMESPACE_NAME),
                                                 ],
-                                                &[param0, param1],
+                                                [param0, param1],
                                             );
                                         }
                                     }
@@ -2373,10 +2379,10 @@ pub mod routes {
                             if rest.is_empty() {
                                 return leaf(
                                     method,
-                                    &[
-                                        (MethodSet::GET, Route::WatchExampleIoV1alpha1WorkflowListForAllNamespaces, &[]),
+                                    [
+                                        (MethodSet::GET, Route::WatchExampleIoV1alpha1WorkflowListForAllNamespaces, NO_NAMES),
                                     ],
-                                    &[],
+                                    [],
                                 );
                             }
                         }
@@ -2384,10 +2390,10 @@ pub mod routes {
                         if rest.is_empty() {
                             return leaf(
                                 method,
-                                &[
-                                    (MethodSet::GET, Route::ListExampleIoV1alpha1WorkflowForAllNamespaces, &[]),
+                                [
+                                    (MethodSet::GET, Route::ListExampleIoV1alpha1WorkflowForAllNamespaces, NO_NAMES),
                                 ],
-                                &[],
+                                [],
                             );
                         }
                     }

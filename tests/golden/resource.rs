@@ -1163,6 +1163,10 @@ pub mod routes {
         use ::kubeforge_runtime::{MethodSet, Resolution};
         use super::Route;
 
+        const NO_NAMES: &[&str] = &[];
+        const NAMES_NAMESPACE: &[&str] = &["namespace"];
+        const NAMES_NAMESPACE_NAME: &[&str] = &["namespace", "name"];
+
         /// Resolves a request's method and path to a route and its path parameters.
         ///
         /// `path` is the path without the query string, as `uri.path()` gives it. Matching
@@ -1182,7 +1186,7 @@ pub mod routes {
             if let Some(rest) = strip_segments(rest, "/apis/example.com/v1") {
                 if let Some(rest) = strip_segments(rest, "/gizmos") {
                     if rest.is_empty() {
-                        return leaf(method, &[(MethodSet::GET, Route::ListExampleComV1Gizmo, &[])], &[]);
+                        return leaf(method, [(MethodSet::GET, Route::ListExampleComV1Gizmo, NO_NAMES)], []);
                     }
                 } else if let Some(rest) = strip_segments(rest, "/namespaces") {
                     if let Some((param0, rest)) = param_segment(rest) {
@@ -1190,30 +1194,30 @@ pub mod routes {
                             if rest.is_empty() {
                                 return leaf(
                                     method,
-                                    &[
-                                        (MethodSet::GET, Route::ListExampleComV1NamespacedGadget, &["namespace"]),
+                                    [
+                                        (MethodSet::GET, Route::ListExampleComV1NamespacedGadget, NAMES_NAMESPACE),
                                     ],
-                                    &[param0],
+                                    [param0],
                                 );
                             }
                             if let Some((param1, rest)) = param_segment(rest) {
                                 if rest.is_empty() {
                                     return leaf(
                                         method,
-                                        &[
-                                            (MethodSet::GET, Route::ReadExampleComV1NamespacedGadget, &["namespace", "name"]),
+                                        [
+                                            (MethodSet::GET, Route::ReadExampleComV1NamespacedGadget, NAMES_NAMESPACE_NAME),
                                         ],
-                                        &[param0, param1],
+                                        [param0, param1],
                                     );
                                 }
                                 if let Some(rest) = strip_segments(rest, "/status") {
                                     if rest.is_empty() {
                                         return leaf(
                                             method,
-                                            &[
-                                                (MethodSet::GET, Route::ReadExampleComV1NamespacedGadgetStatus, &["namespace", "name"]),
+                                            [
+                                                (MethodSet::GET, Route::ReadExampleComV1NamespacedGadgetStatus, NAMES_NAMESPACE_NAME),
                                             ],
-                                            &[param0, param1],
+                                            [param0, param1],
                                         );
                                     }
                                 }

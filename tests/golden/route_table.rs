@@ -729,6 +729,9 @@ pub mod routes {
         use ::kubeforge_runtime::{MethodSet, Resolution};
         use super::Route;
 
+        const NO_NAMES: &[&str] = &[];
+        const NAMES_NAME: &[&str] = &["name"];
+
         /// Resolves a request's method and path to a route and its path parameters.
         ///
         /// `path` is the path without the query string, as `uri.path()` gives it. Matching
@@ -748,38 +751,38 @@ pub mod routes {
             let rest = path;
             if let Some(rest) = strip_segments(rest, "/apis") {
                 if rest.is_empty() {
-                    return leaf(method, &[(MethodSet::GET, Route::GetApiVersions, &[])], &[]);
+                    return leaf(method, [(MethodSet::GET, Route::GetApiVersions, NO_NAMES)], []);
                 }
                 if let Some(rest) = strip_segments(rest, "/") {
                     if rest.is_empty() {
-                        return leaf(method, &[(MethodSet::GET, Route::GetApiVersions, &[])], &[]);
+                        return leaf(method, [(MethodSet::GET, Route::GetApiVersions, NO_NAMES)], []);
                     }
                 } else if let Some(rest) = strip_segments(rest, "/example.com") {
                     if rest.is_empty() {
-                        return leaf(method, &[(MethodSet::GET, Route::GetExampleComApiGroup, &[])], &[]);
+                        return leaf(method, [(MethodSet::GET, Route::GetExampleComApiGroup, NO_NAMES)], []);
                     }
                     if let Some(rest) = strip_segments(rest, "/") {
                         if rest.is_empty() {
                             return leaf(
                                 method,
-                                &[(MethodSet::GET, Route::GetExampleComApiGroup, &[])],
-                                &[],
+                                [(MethodSet::GET, Route::GetExampleComApiGroup, NO_NAMES)],
+                                [],
                             );
                         }
                     } else if let Some(rest) = strip_segments(rest, "/v1") {
                         if rest.is_empty() {
                             return leaf(
                                 method,
-                                &[(MethodSet::GET, Route::GetExampleComV1apiResources, &[])],
-                                &[],
+                                [(MethodSet::GET, Route::GetExampleComV1apiResources, NO_NAMES)],
+                                [],
                             );
                         }
                         if let Some(rest) = strip_segments(rest, "/") {
                             if rest.is_empty() {
                                 return leaf(
                                     method,
-                                    &[(MethodSet::GET, Route::GetExampleComV1apiResources, &[])],
-                                    &[],
+                                    [(MethodSet::GET, Route::GetExampleComV1apiResources, NO_NAMES)],
+                                    [],
                                 );
                             }
                         } else if let Some(rest) = strip_segments(rest, "/proxy/widgets") {
@@ -787,11 +790,11 @@ pub mod routes {
                                 if rest.is_empty() {
                                     return leaf(
                                         method,
-                                        &[
-                                            (MethodSet::GET, Route::ProxyExampleComV1getWidget, &["name"]),
-                                            (MethodSet::HEAD, Route::ProxyExampleComV1headWidget, &["name"]),
+                                        [
+                                            (MethodSet::GET, Route::ProxyExampleComV1getWidget, NAMES_NAME),
+                                            (MethodSet::HEAD, Route::ProxyExampleComV1headWidget, NAMES_NAME),
                                         ],
-                                        &[param0],
+                                        [param0],
                                     );
                                 }
                             }
@@ -799,16 +802,16 @@ pub mod routes {
                             if rest.is_empty() {
                                 return leaf(
                                     method,
-                                    &[(MethodSet::GET, Route::ListExampleComV1Widget, &[])],
-                                    &[],
+                                    [(MethodSet::GET, Route::ListExampleComV1Widget, NO_NAMES)],
+                                    [],
                                 );
                             }
                             if let Some(rest) = strip_segments(rest, "/special/stats") {
                                 if rest.is_empty() {
                                     return leaf(
                                         method,
-                                        &[(MethodSet::GET, Route::ReadExampleComV1WidgetStats, &[])],
-                                        &[],
+                                        [(MethodSet::GET, Route::ReadExampleComV1WidgetStats, NO_NAMES)],
+                                        [],
                                     );
                                 }
                             }
@@ -816,21 +819,21 @@ pub mod routes {
                                 if rest.is_empty() {
                                     return leaf(
                                         method,
-                                        &[
-                                            (MethodSet::DELETE, Route::DeleteExampleComV1Widget, &["name"]),
-                                            (MethodSet::GET, Route::ReadExampleComV1Widget, &["name"]),
+                                        [
+                                            (MethodSet::DELETE, Route::DeleteExampleComV1Widget, NAMES_NAME),
+                                            (MethodSet::GET, Route::ReadExampleComV1Widget, NAMES_NAME),
                                         ],
-                                        &[param0],
+                                        [param0],
                                     );
                                 }
                                 if let Some(rest) = strip_segments(rest, "/exec") {
                                     if rest.is_empty() {
                                         return leaf(
                                             method,
-                                            &[
-                                                (MethodSet::POST, Route::ConnectExampleComV1WidgetExec, &["name"]),
+                                            [
+                                                (MethodSet::POST, Route::ConnectExampleComV1WidgetExec, NAMES_NAME),
                                             ],
-                                            &[param0],
+                                            [param0],
                                         );
                                     }
                                 }

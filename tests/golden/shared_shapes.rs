@@ -2559,6 +2559,10 @@ pub mod routes {
         use ::kubeforge_runtime::{MethodSet, Resolution};
         use super::Route;
 
+        const NO_NAMES: &[&str] = &[];
+        const NAMES_NAMESPACE: &[&str] = &["namespace"];
+        const NAMES_NAMESPACE_NAME: &[&str] = &["namespace", "name"];
+
         /// Resolves a request's method and path to a route and its path parameters.
         ///
         /// `path` is the path without the query string, as `uri.path()` gives it. Matching
@@ -2582,25 +2586,25 @@ pub mod routes {
                             if rest.is_empty() {
                                 return leaf(
                                     method,
-                                    &[
-                                        (MethodSet::DELETE, Route::DeleteExampleIoV1CollectionNamespacedRelay, &["namespace"]),
-                                        (MethodSet::GET, Route::ListExampleIoV1NamespacedRelay, &["namespace"]),
-                                        (MethodSet::POST, Route::CreateExampleIoV1NamespacedRelay, &["namespace"]),
+                                    [
+                                        (MethodSet::DELETE, Route::DeleteExampleIoV1CollectionNamespacedRelay, NAMES_NAMESPACE),
+                                        (MethodSet::GET, Route::ListExampleIoV1NamespacedRelay, NAMES_NAMESPACE),
+                                        (MethodSet::POST, Route::CreateExampleIoV1NamespacedRelay, NAMES_NAMESPACE),
                                     ],
-                                    &[param0],
+                                    [param0],
                                 );
                             }
                             if let Some((param1, rest)) = param_segment(rest) {
                                 if rest.is_empty() {
                                     return leaf(
                                         method,
-                                        &[
-                                            (MethodSet::DELETE, Route::DeleteExampleIoV1NamespacedRelay, &["namespace", "name"]),
-                                            (MethodSet::GET, Route::ReadExampleIoV1NamespacedRelay, &["namespace", "name"]),
-                                            (MethodSet::PATCH, Route::PatchExampleIoV1NamespacedRelay, &["namespace", "name"]),
-                                            (MethodSet::PUT, Route::ReplaceExampleIoV1NamespacedRelay, &["namespace", "name"]),
+                                        [
+                                            (MethodSet::DELETE, Route::DeleteExampleIoV1NamespacedRelay, NAMES_NAMESPACE_NAME),
+                                            (MethodSet::GET, Route::ReadExampleIoV1NamespacedRelay, NAMES_NAMESPACE_NAME),
+                                            (MethodSet::PATCH, Route::PatchExampleIoV1NamespacedRelay, NAMES_NAMESPACE_NAME),
+                                            (MethodSet::PUT, Route::ReplaceExampleIoV1NamespacedRelay, NAMES_NAMESPACE_NAME),
                                         ],
-                                        &[param0, param1],
+                                        [param0, param1],
                                     );
                                 }
                             }
@@ -2610,8 +2614,8 @@ pub mod routes {
                     if rest.is_empty() {
                         return leaf(
                             method,
-                            &[(MethodSet::GET, Route::ListExampleIoV1RelayForAllNamespaces, &[])],
-                            &[],
+                            [(MethodSet::GET, Route::ListExampleIoV1RelayForAllNamespaces, NO_NAMES)],
+                            [],
                         );
                     }
                 } else if let Some(rest) = strip_segments(rest, "/watch") {
@@ -2621,20 +2625,20 @@ pub mod routes {
                                 if rest.is_empty() {
                                     return leaf(
                                         method,
-                                        &[
-                                            (MethodSet::GET, Route::WatchExampleIoV1NamespacedRelayList, &["namespace"]),
+                                        [
+                                            (MethodSet::GET, Route::WatchExampleIoV1NamespacedRelayList, NAMES_NAMESPACE),
                                         ],
-                                        &[param0],
+                                        [param0],
                                     );
                                 }
                                 if let Some((param1, rest)) = param_segment(rest) {
                                     if rest.is_empty() {
                                         return leaf(
                                             method,
-                                            &[
-                                                (MethodSet::GET, Route::WatchExampleIoV1NamespacedRelay, &["namespace", "name"]),
+                                            [
+                                                (MethodSet::GET, Route::WatchExampleIoV1NamespacedRelay, NAMES_NAMESPACE_NAME),
                                             ],
-                                            &[param0, param1],
+                                            [param0, param1],
                                         );
                                     }
                                 }
@@ -2644,8 +2648,10 @@ pub mod routes {
                         if rest.is_empty() {
                             return leaf(
                                 method,
-                                &[(MethodSet::GET, Route::WatchExampleIoV1RelayListForAllNamespaces, &[])],
-                                &[],
+                                [
+                                    (MethodSet::GET, Route::WatchExampleIoV1RelayListForAllNamespaces, NO_NAMES),
+                                ],
+                                [],
                             );
                         }
                     }

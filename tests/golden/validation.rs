@@ -1542,6 +1542,10 @@ pub mod routes {
         use ::kubeforge_runtime::{MethodSet, Resolution};
         use super::Route;
 
+        const NO_NAMES: &[&str] = &[];
+        const NAMES_NAMESPACE: &[&str] = &["namespace"];
+        const NAMES_NAMESPACE_NAME: &[&str] = &["namespace", "name"];
+
         /// Resolves a request's method and path to a route and its path parameters.
         ///
         /// `path` is the path without the query string, as `uri.path()` gives it. Matching
@@ -1563,8 +1567,8 @@ pub mod routes {
                     if rest.is_empty() {
                         return leaf(
                             method,
-                            &[(MethodSet::GET, Route::ListExampleIoV1GadgetForAllNamespaces, &[])],
-                            &[],
+                            [(MethodSet::GET, Route::ListExampleIoV1GadgetForAllNamespaces, NO_NAMES)],
+                            [],
                         );
                     }
                 } else if let Some(rest) = strip_segments(rest, "/namespaces") {
@@ -1573,25 +1577,25 @@ pub mod routes {
                             if rest.is_empty() {
                                 return leaf(
                                     method,
-                                    &[
-                                        (MethodSet::DELETE, Route::DeleteExampleIoV1CollectionNamespacedGadget, &["namespace"]),
-                                        (MethodSet::GET, Route::ListExampleIoV1NamespacedGadget, &["namespace"]),
-                                        (MethodSet::POST, Route::CreateExampleIoV1NamespacedGadget, &["namespace"]),
+                                    [
+                                        (MethodSet::DELETE, Route::DeleteExampleIoV1CollectionNamespacedGadget, NAMES_NAMESPACE),
+                                        (MethodSet::GET, Route::ListExampleIoV1NamespacedGadget, NAMES_NAMESPACE),
+                                        (MethodSet::POST, Route::CreateExampleIoV1NamespacedGadget, NAMES_NAMESPACE),
                                     ],
-                                    &[param0],
+                                    [param0],
                                 );
                             }
                             if let Some((param1, rest)) = param_segment(rest) {
                                 if rest.is_empty() {
                                     return leaf(
                                         method,
-                                        &[
-                                            (MethodSet::DELETE, Route::DeleteExampleIoV1NamespacedGadget, &["namespace", "name"]),
-                                            (MethodSet::GET, Route::ReadExampleIoV1NamespacedGadget, &["namespace", "name"]),
-                                            (MethodSet::PATCH, Route::PatchExampleIoV1NamespacedGadget, &["namespace", "name"]),
-                                            (MethodSet::PUT, Route::ReplaceExampleIoV1NamespacedGadget, &["namespace", "name"]),
+                                        [
+                                            (MethodSet::DELETE, Route::DeleteExampleIoV1NamespacedGadget, NAMES_NAMESPACE_NAME),
+                                            (MethodSet::GET, Route::ReadExampleIoV1NamespacedGadget, NAMES_NAMESPACE_NAME),
+                                            (MethodSet::PATCH, Route::PatchExampleIoV1NamespacedGadget, NAMES_NAMESPACE_NAME),
+                                            (MethodSet::PUT, Route::ReplaceExampleIoV1NamespacedGadget, NAMES_NAMESPACE_NAME),
                                         ],
-                                        &[param0, param1],
+                                        [param0, param1],
                                     );
                                 }
                             }
@@ -1602,8 +1606,10 @@ pub mod routes {
                         if rest.is_empty() {
                             return leaf(
                                 method,
-                                &[(MethodSet::GET, Route::WatchExampleIoV1GadgetListForAllNamespaces, &[])],
-                                &[],
+                                [
+                                    (MethodSet::GET, Route::WatchExampleIoV1GadgetListForAllNamespaces, NO_NAMES),
+                                ],
+                                [],
                             );
                         }
                     } else if let Some(rest) = strip_segments(rest, "/namespaces") {
@@ -1612,20 +1618,20 @@ pub mod routes {
                                 if rest.is_empty() {
                                     return leaf(
                                         method,
-                                        &[
-                                            (MethodSet::GET, Route::WatchExampleIoV1NamespacedGadgetList, &["namespace"]),
+                                        [
+                                            (MethodSet::GET, Route::WatchExampleIoV1NamespacedGadgetList, NAMES_NAMESPACE),
                                         ],
-                                        &[param0],
+                                        [param0],
                                     );
                                 }
                                 if let Some((param1, rest)) = param_segment(rest) {
                                     if rest.is_empty() {
                                         return leaf(
                                             method,
-                                            &[
-                                                (MethodSet::GET, Route::WatchExampleIoV1NamespacedGadget, &["namespace", "name"]),
+                                            [
+                                                (MethodSet::GET, Route::WatchExampleIoV1NamespacedGadget, NAMES_NAMESPACE_NAME),
                                             ],
-                                            &[param0, param1],
+                                            [param0, param1],
                                         );
                                     }
                                 }

@@ -16,6 +16,9 @@ pub mod routes {
         use ::kubeforge_runtime::{MethodSet, Resolution};
         use super::Route;
 
+        const NO_NAMES: &[&str] = &[];
+        const NAMES_NAME: &[&str] = &["name"];
+
         /// Resolves a request's method and path to a route and its path parameters.
         ///
         /// `path` is the path without the query string, as `uri.path()` gives it. Matching
@@ -40,8 +43,8 @@ pub mod routes {
                             if rest.is_empty() {
                                 return leaf(
                                     method,
-                                    &[(MethodSet::GET, Route::ReadExampleComV1ArchiveStats, &[])],
-                                    &[],
+                                    [(MethodSet::GET, Route::ReadExampleComV1ArchiveStats, NO_NAMES)],
+                                    [],
                                 );
                             }
                         }
@@ -51,8 +54,8 @@ pub mod routes {
                             if rest.is_empty() {
                                 return leaf(
                                     method,
-                                    &[(MethodSet::GET, Route::ReadExampleComV1HistoryStats, &[])],
-                                    &[],
+                                    [(MethodSet::GET, Route::ReadExampleComV1HistoryStats, NO_NAMES)],
+                                    [],
                                 );
                             }
                         }
@@ -62,8 +65,8 @@ pub mod routes {
                             if rest.is_empty() {
                                 return leaf(
                                     method,
-                                    &[(MethodSet::GET, Route::ReadExampleComV1MetricsStats, &[])],
-                                    &[],
+                                    [(MethodSet::GET, Route::ReadExampleComV1MetricsStats, NO_NAMES)],
+                                    [],
                                 );
                             }
                         }
@@ -73,8 +76,8 @@ pub mod routes {
                             if rest.is_empty() {
                                 return leaf(
                                     method,
-                                    &[(MethodSet::GET, Route::ReadExampleComV1PendingStats, &[])],
-                                    &[],
+                                    [(MethodSet::GET, Route::ReadExampleComV1PendingStats, NO_NAMES)],
+                                    [],
                                 );
                             }
                         }
@@ -84,16 +87,16 @@ pub mod routes {
                             if rest.is_empty() {
                                 return leaf(
                                     method,
-                                    &[(MethodSet::GET, Route::ReadExampleComV1SpecialStats, &[])],
-                                    &[],
+                                    [(MethodSet::GET, Route::ReadExampleComV1SpecialStats, NO_NAMES)],
+                                    [],
                                 );
                             }
                         } else if let Some(rest) = strip_segments(rest, "/summary/stats") {
                             if rest.is_empty() {
                                 return leaf(
                                     method,
-                                    &[(MethodSet::GET, Route::ReadExampleComV1SummaryStats, &[])],
-                                    &[],
+                                    [(MethodSet::GET, Route::ReadExampleComV1SummaryStats, NO_NAMES)],
+                                    [],
                                 );
                             }
                         }
@@ -104,8 +107,8 @@ pub mod routes {
                     if rest.is_empty() {
                         return leaf(
                             method,
-                            &[(MethodSet::GET, Route::ReadExampleComV1Widget, &["name"])],
-                            &[param0],
+                            [(MethodSet::GET, Route::ReadExampleComV1Widget, NAMES_NAME)],
+                            [param0],
                         );
                     }
                     match rest.as_bytes().get(1) {
@@ -114,8 +117,8 @@ pub mod routes {
                                 if rest.is_empty() {
                                     return leaf(
                                         method,
-                                        &[(MethodSet::GET, Route::ReadExampleComV1WidgetAudit, &["name"])],
-                                        &[param0],
+                                        [(MethodSet::GET, Route::ReadExampleComV1WidgetAudit, NAMES_NAME)],
+                                        [param0],
                                     );
                                 }
                             }
@@ -125,8 +128,8 @@ pub mod routes {
                                 if rest.is_empty() {
                                     return leaf(
                                         method,
-                                        &[(MethodSet::GET, Route::ReadExampleComV1WidgetBind, &["name"])],
-                                        &[param0],
+                                        [(MethodSet::GET, Route::ReadExampleComV1WidgetBind, NAMES_NAME)],
+                                        [param0],
                                     );
                                 }
                             }
@@ -136,16 +139,16 @@ pub mod routes {
                                 if rest.is_empty() {
                                     return leaf(
                                         method,
-                                        &[(MethodSet::GET, Route::ReadExampleComV1WidgetEvict, &["name"])],
-                                        &[param0],
+                                        [(MethodSet::GET, Route::ReadExampleComV1WidgetEvict, NAMES_NAME)],
+                                        [param0],
                                     );
                                 }
                             } else if let Some(rest) = strip_segments(rest, "/exec") {
                                 if rest.is_empty() {
                                     return leaf(
                                         method,
-                                        &[(MethodSet::GET, Route::ReadExampleComV1WidgetExec, &["name"])],
-                                        &[param0],
+                                        [(MethodSet::GET, Route::ReadExampleComV1WidgetExec, NAMES_NAME)],
+                                        [param0],
                                     );
                                 }
                             }
@@ -155,8 +158,8 @@ pub mod routes {
                                 if rest.is_empty() {
                                     return leaf(
                                         method,
-                                        &[(MethodSet::GET, Route::ReadExampleComV1WidgetLogs, &["name"])],
-                                        &[param0],
+                                        [(MethodSet::GET, Route::ReadExampleComV1WidgetLogs, NAMES_NAME)],
+                                        [param0],
                                     );
                                 }
                             }
@@ -166,24 +169,24 @@ pub mod routes {
                                 if rest.is_empty() {
                                     return leaf(
                                         method,
-                                        &[(MethodSet::GET, Route::ReadExampleComV1WidgetScale, &["name"])],
-                                        &[param0],
+                                        [(MethodSet::GET, Route::ReadExampleComV1WidgetScale, NAMES_NAME)],
+                                        [param0],
                                     );
                                 }
                             } else if let Some(rest) = strip_segments(rest, "/stats") {
                                 if rest.is_empty() {
                                     return leaf(
                                         method,
-                                        &[(MethodSet::GET, Route::ReadExampleComV1WidgetStats, &["name"])],
-                                        &[param0],
+                                        [(MethodSet::GET, Route::ReadExampleComV1WidgetStats, NAMES_NAME)],
+                                        [param0],
                                     );
                                 }
                             } else if let Some(rest) = strip_segments(rest, "/status") {
                                 if rest.is_empty() {
                                     return leaf(
                                         method,
-                                        &[(MethodSet::GET, Route::ReadExampleComV1WidgetStatus, &["name"])],
-                                        &[param0],
+                                        [(MethodSet::GET, Route::ReadExampleComV1WidgetStatus, NAMES_NAME)],
+                                        [param0],
                                     );
                                 }
                             }
