@@ -2,15 +2,19 @@
 //!
 //! A generated crate has one table of [`RouteInfo`] entries, one per operation of the API
 //! (method, path template, action, resource, parameters, body and responses), as a
-//! [`RouteTable`] built from its data at first use, and a generated matcher that resolves a `(method, path)` pair to a route with its path
-//! parameters. The matcher is a decision tree over path segments written out as code; this
-//! module holds what it returns: [`Resolution`], [`PathParams`] and [`MethodSet`].
+//! [`RouteTable`] built from its data at first use, and a generated matcher that resolves a
+//! `(method, path)` pair to a route with its path parameters, a decision tree over path
+//! segments written out as code ([`strip_segments`], [`param_segment`] and [`leaf`] are its
+//! steps). [`RouteTable::resolve`] gives the same answers from the table alone, with a trie
+//! of its path templates built at the first call (`route/matcher.rs`). This module also holds
+//! what they return: [`Resolution`], [`PathParams`] and [`MethodSet`].
 
 use std::borrow::Cow;
 use std::fmt;
 
 use http::Method;
 
+mod matcher;
 mod table;
 pub(crate) use table::unescape;
 pub use table::{
@@ -412,6 +416,7 @@ impl MethodSet {
     }
 
     /// The set of `method` alone; empty for a method outside the nine it knows.
+    #[inline]
     #[must_use]
     pub fn of(method: &Method) -> MethodSet {
         METHODS
@@ -475,26 +480,27 @@ impl<'p, R> Resolution<'p, R> {
     }
 }
 
-/// The end of a path in a generated matcher: the routes served there, each with its method
-/// and its path parameters' names, and the values of the parameters found on the way.
-/// `Found` with the route of `method`, else `MethodNotAllowed` with every route's method.
-/// One call a leaf, with the routes as a constant, instead of a comparison and a return
-/// written out per method: the matcher of the full Kubernetes API is a third of its lines,
-/// and the crate's clean build smaller by what rustc keeps of them.
+/// The end of a path in a matcher: the routes served there, each with its method and its
+/// path parameters' names, and the values of the parameters found on the way. `Found` with
+/// the route of `method`, else `MethodNotAllowed` with every route's method. One call a leaf
+/// of a generated matcher. The routes and values are arrays by value, and each route's
+/// names a constant of the generated crate: a borrowed array of constants would be a
+/// promoted constant, one more MIR body a leaf (and one per route for its names) that
+/// rustc builds, checks and evaluates in every clean build.
 #[inline]
 #[must_use]
-pub fn leaf<'p, R: Copy>(
+pub fn leaf<'p, R: Copy, const M: usize, const N: usize>(
     method: &Method,
-    routes: &[(MethodSet, R, &'static [&'static str])],
-    values: &[&'p str],
+    routes: [(MethodSet, R, &'static [&'static str]); M],
+    values: [&'p str; N],
 ) -> Resolution<'p, R> {
     let wanted = MethodSet::of(method);
     let mut allowed = MethodSet::EMPTY;
-    for &(set, route, names) in routes {
+    for (set, route, names) in routes {
         if set.0 & wanted.0 != 0 {
             return Resolution::Found {
                 route,
-                params: PathParams::of(names, values),
+                params: PathParams::of(names, &values),
             };
         }
         allowed = allowed.union(set);
@@ -508,24 +514,22 @@ mod tests {
 
     #[test]
     fn a_leaf_finds_its_method_and_names_every_other() {
-        let routes = [
-            (MethodSet::DELETE, 1, &["namespace", "name"][..]),
-            (MethodSet::GET, 2, &["namespace", "name"][..]),
-        ];
-        let found = leaf(&Method::GET, &routes, &["ns", "a"]).found();
+        const NAMES: &[&str] = &["namespace", "name"];
+        let routes = [(MethodSet::DELETE, 1, NAMES), (MethodSet::GET, 2, NAMES)];
+        let found = leaf(&Method::GET, routes, ["ns", "a"]).found();
         let (route, params) = found.expect("GET is served");
         assert_eq!(route, 2);
         assert_eq!(params.get("name"), Some("a"));
         assert_eq!(params.get("namespace"), Some("ns"));
         assert_eq!(
-            leaf(&Method::POST, &routes, &["ns", "a"]),
+            leaf(&Method::POST, routes, ["ns", "a"]),
             Resolution::MethodNotAllowed {
                 allowed: MethodSet::DELETE.union(MethodSet::GET)
             }
         );
         let unknown = Method::from_bytes(b"PURGE").expect("a method");
         assert!(matches!(
-            leaf(&unknown, &routes, &["ns", "a"]),
+            leaf(&unknown, routes, ["ns", "a"]),
             Resolution::MethodNotAllowed { .. }
         ));
     }

@@ -969,6 +969,9 @@ pub mod routes {
         use ::kubeforge_runtime::{MethodSet, Resolution};
         use super::Route;
 
+        const NAMES_NAME: &[&str] = &["name"];
+        const NAMES_NAMESPACE: &[&str] = &["namespace"];
+
         /// Resolves a request's method and path to a route and its path parameters.
         ///
         /// `path` is the path without the query string, as `uri.path()` gives it. Matching
@@ -991,8 +994,8 @@ pub mod routes {
                         if rest.is_empty() {
                             return leaf(
                                 method,
-                                &[(MethodSet::GET, Route::ReadExampleComV1Gizmo, &["name"])],
-                                &[param0],
+                                [(MethodSet::GET, Route::ReadExampleComV1Gizmo, NAMES_NAME)],
+                                [param0],
                             );
                         }
                     }
@@ -1002,10 +1005,10 @@ pub mod routes {
                             if rest.is_empty() {
                                 return leaf(
                                     method,
-                                    &[
-                                        (MethodSet::GET, Route::ListExampleComV1NamespacedGadget, &["namespace"]),
+                                    [
+                                        (MethodSet::GET, Route::ListExampleComV1NamespacedGadget, NAMES_NAMESPACE),
                                     ],
-                                    &[param0],
+                                    [param0],
                                 );
                             }
                         }
@@ -1050,8 +1053,8 @@ pub mod routes {
             "\
             r\texample.com\tv1\tGadget\tgadgets\t\tN\n\
             r\texample.com\tv1\tGizmo\tgizmos\t\tC\n\
-            R\tlistExampleComV1NamespacedGadget\tGET\t/apis/example.com/v1/namespaces/{namespace}/gadgets\tlist\t0\tnamespace\t\t\t\t0\t\n\
-            R\treadExampleComV1Gizmo\tGET\t/apis/example.com/v1/gizmos/{name}\tget\t1\tname\t\t\t\t0\t\n\
+            R\tlistExampleComV1NamespacedGadget\tGET\t/apis/example.com/v1/namespaces/{namespace}/gadgets\tlist\t0\tnamespace\t\t\t\t0\t\t0\n\
+            R\treadExampleComV1Gizmo\tGET\t/apis/example.com/v1/gizmos/{name}\tget\t1\tname\t\t\t\t0\t\t0\n\
             ",
         );
 

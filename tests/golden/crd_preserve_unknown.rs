@@ -2237,6 +2237,10 @@ pub mod routes {
         use ::kubeforge_runtime::{MethodSet, Resolution};
         use super::Route;
 
+        const NO_NAMES: &[&str] = &[];
+        const NAMES_NAMESPACE: &[&str] = &["namespace"];
+        const NAMES_NAMESPACE_NAME: &[&str] = &["namespace", "name"];
+
         /// Resolves a request's method and path to a route and its path parameters.
         ///
         /// `path` is the path without the query string, as `uri.path()` gives it. Matching
@@ -2262,25 +2266,25 @@ pub mod routes {
                                 if rest.is_empty() {
                                     return leaf(
                                         method,
-                                        &[
-                                            (MethodSet::DELETE, Route::DeleteExampleIoV1CollectionNamespacedWorkflow, &["namespace"]),
-                                            (MethodSet::GET, Route::ListExampleIoV1NamespacedWorkflow, &["namespace"]),
-                                            (MethodSet::POST, Route::CreateExampleIoV1NamespacedWorkflow, &["namespace"]),
+                                        [
+                                            (MethodSet::DELETE, Route::DeleteExampleIoV1CollectionNamespacedWorkflow, NAMES_NAMESPACE),
+                                            (MethodSet::GET, Route::ListExampleIoV1NamespacedWorkflow, NAMES_NAMESPACE),
+                                            (MethodSet::POST, Route::CreateExampleIoV1NamespacedWorkflow, NAMES_NAMESPACE),
                                         ],
-                                        &[param0],
+                                        [param0],
                                     );
                                 }
                                 if let Some((param1, rest)) = param_segment(rest) {
                                     if rest.is_empty() {
                                         return leaf(
                                             method,
-                                            &[
-                                                (MethodSet::DELETE, Route::DeleteExampleIoV1NamespacedWorkflow, &["namespace", "name"]),
-                                                (MethodSet::GET, Route::ReadExampleIoV1NamespacedWorkflow, &["namespace", "name"]),
-                                                (MethodSet::PATCH, Route::PatchExampleIoV1NamespacedWorkflow, &["namespace", "name"]),
-                                                (MethodSet::PUT, Route::ReplaceExampleIoV1NamespacedWorkflow, &["namespace", "name"]),
+                                            [
+                                                (MethodSet::DELETE, Route::DeleteExampleIoV1NamespacedWorkflow, NAMES_NAMESPACE_NAME),
+                                                (MethodSet::GET, Route::ReadExampleIoV1NamespacedWorkflow, NAMES_NAMESPACE_NAME),
+                                                (MethodSet::PATCH, Route::PatchExampleIoV1NamespacedWorkflow, NAMES_NAMESPACE_NAME),
+                                                (MethodSet::PUT, Route::ReplaceExampleIoV1NamespacedWorkflow, NAMES_NAMESPACE_NAME),
                                             ],
-                                            &[param0, param1],
+                                            [param0, param1],
                                         );
                                     }
                                 }
@@ -2293,20 +2297,20 @@ pub mod routes {
                                     if rest.is_empty() {
                                         return leaf(
                                             method,
-                                            &[
-                                                (MethodSet::GET, Route::WatchExampleIoV1NamespacedWorkflowList, &["namespace"]),
+                                            [
+                                                (MethodSet::GET, Route::WatchExampleIoV1NamespacedWorkflowList, NAMES_NAMESPACE),
                                             ],
-                                            &[param0],
+                                            [param0],
                                         );
                                     }
                                     if let Some((param1, rest)) = param_segment(rest) {
                                         if rest.is_empty() {
                                             return leaf(
                                                 method,
-                                                &[
-                                                    (MethodSet::GET, Route::WatchExampleIoV1NamespacedWorkflow, &["namespace", "name"]),
+                                                [
+                                                    (MethodSet::GET, Route::WatchExampleIoV1NamespacedWorkflow, NAMES_NAMESPACE_NAME),
                                                 ],
-                                                &[param0, param1],
+                                                [param0, param1],
                                             );
                                         }
                                     }
@@ -2316,10 +2320,10 @@ pub mod routes {
                             if rest.is_empty() {
                                 return leaf(
                                     method,
-                                    &[
-                                        (MethodSet::GET, Route::WatchExampleIoV1WorkflowListForAllNamespaces, &[]),
+                                    [
+                                        (MethodSet::GET, Route::WatchExampleIoV1WorkflowListForAllNamespaces, NO_NAMES),
                                     ],
-                                    &[],
+                                    [],
                                 );
                             }
                         }
@@ -2327,8 +2331,10 @@ pub mod routes {
                         if rest.is_empty() {
                             return leaf(
                                 method,
-                                &[(MethodSet::GET, Route::ListExampleIoV1WorkflowForAllNamespaces, &[])],
-                                &[],
+                                [
+                                    (MethodSet::GET, Route::ListExampleIoV1WorkflowForAllNamespaces, NO_NAMES),
+                                ],
+                                [],
                             );
                         }
                     }
@@ -2339,25 +2345,25 @@ pub mod routes {
                                 if rest.is_empty() {
                                     return leaf(
                                         method,
-                                        &[
-                                            (MethodSet::DELETE, Route::DeleteExampleIoV1alpha1CollectionNamespacedWorkflow, &["namespace"]),
-                                            (MethodSet::GET, Route::ListExampleIoV1alpha1NamespacedWorkflow, &["namespace"]),
-                                            (MethodSet::POST, Route::CreateExampleIoV1alpha1NamespacedWorkflow, &["namespace"]),
+                                        [
+                                            (MethodSet::DELETE, Route::DeleteExampleIoV1alpha1CollectionNamespacedWorkflow, NAMES_NAMESPACE),
+                                            (MethodSet::GET, Route::ListExampleIoV1alpha1NamespacedWorkflow, NAMES_NAMESPACE),
+                                            (MethodSet::POST, Route::CreateExampleIoV1alpha1NamespacedWorkflow, NAMES_NAMESPACE),
                                         ],
-                                        &[param0],
+                                        [param0],
                                     );
                                 }
                                 if let Some((param1, rest)) = param_segment(rest) {
                                     if rest.is_empty() {
                                         return leaf(
                                             method,
-                                            &[
-                                                (MethodSet::DELETE, Route::DeleteExampleIoV1alpha1NamespacedWorkflow, &["namespace", "name"]),
-                                                (MethodSet::GET, Route::ReadExampleIoV1alpha1NamespacedWorkflow, &["namespace", "name"]),
-                                                (MethodSet::PATCH, Route::PatchExampleIoV1alpha1NamespacedWorkflow, &["namespace", "name"]),
-                                                (MethodSet::PUT, Route::ReplaceExampleIoV1alpha1NamespacedWorkflow, &["namespace", "name"]),
+                                            [
+                                                (MethodSet::DELETE, Route::DeleteExampleIoV1alpha1NamespacedWorkflow, NAMES_NAMESPACE_NAME),
+                                                (MethodSet::GET, Route::ReadExampleIoV1alpha1NamespacedWorkflow, NAMES_NAMESPACE_NAME),
+                                                (MethodSet::PATCH, Route::PatchExampleIoV1alpha1NamespacedWorkflow, NAMES_NAMESPACE_NAME),
+                                                (MethodSet::PUT, Route::ReplaceExampleIoV1alpha1NamespacedWorkflow, NAMES_NAMESPACE_NAME),
                                             ],
-                                            &[param0, param1],
+                                            [param0, param1],
                                         );
                                     }
                                 }
@@ -2370,20 +2376,20 @@ pub mod routes {
                                     if rest.is_empty() {
                                         return leaf(
                                             method,
-                                            &[
-                                                (MethodSet::GET, Route::WatchExampleIoV1alpha1NamespacedWorkflowList, &["namespace"]),
+                                            [
+                                                (MethodSet::GET, Route::WatchExampleIoV1alpha1NamespacedWorkflowList, NAMES_NAMESPACE),
                                             ],
-                                            &[param0],
+                                            [param0],
                                         );
                                     }
                                     if let Some((param1, rest)) = param_segment(rest) {
                                         if rest.is_empty() {
                                             return leaf(
                                                 method,
-                                                &[
-                                                    (MethodSet::GET, Route::WatchExampleIoV1alpha1NamespacedWorkflow, &["namespace", "name"]),
+                                                [
+                                                    (MethodSet::GET, Route::WatchExampleIoV1alpha1NamespacedWorkflow, NAMES_NAMESPACE_NAME),
                                                 ],
-                                                &[param0, param1],
+                                                [param0, param1],
                                             );
                                         }
                                     }
@@ -2393,10 +2399,10 @@ pub mod routes {
                             if rest.is_empty() {
                                 return leaf(
                                     method,
-                                    &[
-                                        (MethodSet::GET, Route::WatchExampleIoV1alpha1WorkflowListForAllNamespaces, &[]),
+                                    [
+                                        (MethodSet::GET, Route::WatchExampleIoV1alpha1WorkflowListForAllNamespaces, NO_NAMES),
                                     ],
-                                    &[],
+                                    [],
                                 );
                             }
                         }
@@ -2404,10 +2410,10 @@ pub mod routes {
                         if rest.is_empty() {
                             return leaf(
                                 method,
-                                &[
-                                    (MethodSet::GET, Route::ListExampleIoV1alpha1WorkflowForAllNamespaces, &[]),
+                                [
+                                    (MethodSet::GET, Route::ListExampleIoV1alpha1WorkflowForAllNamespaces, NO_NAMES),
                                 ],
-                                &[],
+                                [],
                             );
                         }
                     }
@@ -2561,28 +2567,28 @@ pub mod routes {
             s\t200\tio::example::v1alpha1::Workflow\tOK\n\
             s\t201\tio::example::v1alpha1::Workflow\tCreated\n\
             s\t202\tio::example::v1alpha1::Workflow\tAccepted\n\
-            R\tlistExampleIoV1WorkflowForAllNamespaces\tGET\t/apis/example.io/v1/workflows\tlist\t0\t\t0,1,2,3,4,5,6,7,8,9,10\t\t0,1\t0\tList or watch Workflow objects across all namespaces.\n\
-            R\twatchExampleIoV1WorkflowListForAllNamespaces\tGET\t/apis/example.io/v1/watch/workflows\twatch\t0\t\t0,1,2,3,4,5,6,7,8,9,10\t\t2,1\t1\tWatch Workflow objects across all namespaces; deprecated, use a list call with `watch=true`.\n\
-            R\tdeleteExampleIoV1CollectionNamespacedWorkflow\tDELETE\t/apis/example.io/v1/namespaces/{namespace}/workflows\tdeletecollection\t0\tnamespace\t1,11,2,12,3,4,13,5,14,6,7,8,9\t0\t3,1\t0\tDelete a collection of Workflow objects in a namespace.\n\
-            R\tlistExampleIoV1NamespacedWorkflow\tGET\t/apis/example.io/v1/namespaces/{namespace}/workflows\tlist\t0\tnamespace\t0,1,2,3,4,5,6,7,8,9,10\t\t0,1\t0\tList or watch Workflow objects in a namespace.\n\
-            R\tcreateExampleIoV1NamespacedWorkflow\tPOST\t/apis/example.io/v1/namespaces/{namespace}/workflows\tcreate\t0\tnamespace\t11,15,16,5\t1\t4,5,6,1\t0\tCreate a new Workflow object in a namespace.\n\
-            R\twatchExampleIoV1NamespacedWorkflowList\tGET\t/apis/example.io/v1/watch/namespaces/{namespace}/workflows\twatch\t0\tnamespace\t0,1,2,3,4,5,6,7,8,9,10\t\t2,1\t1\tWatch Workflow objects in a namespace; deprecated, use a list call with `watch=true`.\n\
-            R\tdeleteExampleIoV1NamespacedWorkflow\tDELETE\t/apis/example.io/v1/namespaces/{namespace}/workflows/{name}\tdelete\t0\tnamespace,name\t11,12,13,5,14\t0\t3,7,1\t0\tDelete the specified Workflow.\n\
-            R\treadExampleIoV1NamespacedWorkflow\tGET\t/apis/example.io/v1/namespaces/{namespace}/workflows/{name}\tget\t0\tnamespace,name\t5\t\t4,1\t0\tRead the specified Workflow.\n\
-            R\tpatchExampleIoV1NamespacedWorkflow\tPATCH\t/apis/example.io/v1/namespaces/{namespace}/workflows/{name}\tpatch\t0\tnamespace,name\t11,15,16,17,5\t2\t4,5,1\t0\tPartially update the specified Workflow.\n\
-            R\treplaceExampleIoV1NamespacedWorkflow\tPUT\t/apis/example.io/v1/namespaces/{namespace}/workflows/{name}\treplace\t0\tnamespace,name\t11,15,16,5\t1\t4,5,1\t0\tReplace the specified Workflow.\n\
-            R\twatchExampleIoV1NamespacedWorkflow\tGET\t/apis/example.io/v1/watch/namespaces/{namespace}/workflows/{name}\twatch\t0\tnamespace,name\t0,1,2,3,4,5,6,7,8,9,10\t\t2,1\t1\tWatch one Workflow; deprecated, use a list call with `watch=true` and a `fieldSelector`.\n\
-            R\tlistExampleIoV1alpha1WorkflowForAllNamespaces\tGET\t/apis/example.io/v1alpha1/workflows\tlist\t1\t\t0,1,2,3,4,5,6,7,8,9,10\t\t8,1\t0\tList or watch Workflow objects across all namespaces.\n\
-            R\twatchExampleIoV1alpha1WorkflowListForAllNamespaces\tGET\t/apis/example.io/v1alpha1/watch/workflows\twatch\t1\t\t0,1,2,3,4,5,6,7,8,9,10\t\t9,1\t1\tWatch Workflow objects across all namespaces; deprecated, use a list call with `watch=true`.\n\
-            R\tdeleteExampleIoV1alpha1CollectionNamespacedWorkflow\tDELETE\t/apis/example.io/v1alpha1/namespaces/{namespace}/workflows\tdeletecollection\t1\tnamespace\t1,11,2,12,3,4,13,5,14,6,7,8,9\t0\t3,1\t0\tDelete a collection of Workflow objects in a namespace.\n\
-            R\tlistExampleIoV1alpha1NamespacedWorkflow\tGET\t/apis/example.io/v1alpha1/namespaces/{namespace}/workflows\tlist\t1\tnamespace\t0,1,2,3,4,5,6,7,8,9,10\t\t8,1\t0\tList or watch Workflow objects in a namespace.\n\
-            R\tcreateExampleIoV1alpha1NamespacedWorkflow\tPOST\t/apis/example.io/v1alpha1/namespaces/{namespace}/workflows\tcreate\t1\tnamespace\t11,15,16,5\t3\t10,11,12,1\t0\tCreate a new Workflow object in a namespace.\n\
-            R\twatchExampleIoV1alpha1NamespacedWorkflowList\tGET\t/apis/example.io/v1alpha1/watch/namespaces/{namespace}/workflows\twatch\t1\tnamespace\t0,1,2,3,4,5,6,7,8,9,10\t\t9,1\t1\tWatch Workflow objects in a namespace; deprecated, use a list call with `watch=true`.\n\
-            R\tdeleteExampleIoV1alpha1NamespacedWorkflow\tDELETE\t/apis/example.io/v1alpha1/namespaces/{namespace}/workflows/{name}\tdelete\t1\tnamespace,name\t11,12,13,5,14\t0\t3,7,1\t0\tDelete the specified Workflow.\n\
-            R\treadExampleIoV1alpha1NamespacedWorkflow\tGET\t/apis/example.io/v1alpha1/namespaces/{namespace}/workflows/{name}\tget\t1\tnamespace,name\t5\t\t10,1\t0\tRead the specified Workflow.\n\
-            R\tpatchExampleIoV1alpha1NamespacedWorkflow\tPATCH\t/apis/example.io/v1alpha1/namespaces/{namespace}/workflows/{name}\tpatch\t1\tnamespace,name\t11,15,16,17,5\t2\t10,11,1\t0\tPartially update the specified Workflow.\n\
-            R\treplaceExampleIoV1alpha1NamespacedWorkflow\tPUT\t/apis/example.io/v1alpha1/namespaces/{namespace}/workflows/{name}\treplace\t1\tnamespace,name\t11,15,16,5\t3\t10,11,1\t0\tReplace the specified Workflow.\n\
-            R\twatchExampleIoV1alpha1NamespacedWorkflow\tGET\t/apis/example.io/v1alpha1/watch/namespaces/{namespace}/workflows/{name}\twatch\t1\tnamespace,name\t0,1,2,3,4,5,6,7,8,9,10\t\t9,1\t1\tWatch one Workflow; deprecated, use a list call with `watch=true` and a `fieldSelector`.\n\
+            R\tlistExampleIoV1WorkflowForAllNamespaces\tGET\t/apis/example.io/v1/workflows\tlist\t0\t\t0,1,2,3,4,5,6,7,8,9,10\t\t0,1\t0\tList or watch Workflow objects across all namespaces.\t0\n\
+            R\twatchExampleIoV1WorkflowListForAllNamespaces\tGET\t/apis/example.io/v1/watch/workflows\twatch\t0\t\t0,1,2,3,4,5,6,7,8,9,10\t\t2,1\t1\tWatch Workflow objects across all namespaces; deprecated, use a list call with `watch=true`.\t0\n\
+            R\tdeleteExampleIoV1CollectionNamespacedWorkflow\tDELETE\t/apis/example.io/v1/namespaces/{namespace}/workflows\tdeletecollection\t0\tnamespace\t1,11,2,12,3,4,13,5,14,6,7,8,9\t0\t3,1\t0\tDelete a collection of Workflow objects in a namespace.\t0\n\
+            R\tlistExampleIoV1NamespacedWorkflow\tGET\t/apis/example.io/v1/namespaces/{namespace}/workflows\tlist\t0\tnamespace\t0,1,2,3,4,5,6,7,8,9,10\t\t0,1\t0\tList or watch Workflow objects in a namespace.\t0\n\
+            R\tcreateExampleIoV1NamespacedWorkflow\tPOST\t/apis/example.io/v1/namespaces/{namespace}/workflows\tcreate\t0\tnamespace\t11,15,16,5\t1\t4,5,6,1\t0\tCreate a new Workflow object in a namespace.\t0\n\
+            R\twatchExampleIoV1NamespacedWorkflowList\tGET\t/apis/example.io/v1/watch/namespaces/{namespace}/workflows\twatch\t0\tnamespace\t0,1,2,3,4,5,6,7,8,9,10\t\t2,1\t1\tWatch Workflow objects in a namespace; deprecated, use a list call with `watch=true`.\t0\n\
+            R\tdeleteExampleIoV1NamespacedWorkflow\tDELETE\t/apis/example.io/v1/namespaces/{namespace}/workflows/{name}\tdelete\t0\tnamespace,name\t11,12,13,5,14\t0\t3,7,1\t0\tDelete the specified Workflow.\t0\n\
+            R\treadExampleIoV1NamespacedWorkflow\tGET\t/apis/example.io/v1/namespaces/{namespace}/workflows/{name}\tget\t0\tnamespace,name\t5\t\t4,1\t0\tRead the specified Workflow.\t0\n\
+            R\tpatchExampleIoV1NamespacedWorkflow\tPATCH\t/apis/example.io/v1/namespaces/{namespace}/workflows/{name}\tpatch\t0\tnamespace,name\t11,15,16,17,5\t2\t4,5,1\t0\tPartially update the specified Workflow.\t0\n\
+            R\treplaceExampleIoV1NamespacedWorkflow\tPUT\t/apis/example.io/v1/namespaces/{namespace}/workflows/{name}\treplace\t0\tnamespace,name\t11,15,16,5\t1\t4,5,1\t0\tReplace the specified Workflow.\t0\n\
+            R\twatchExampleIoV1NamespacedWorkflow\tGET\t/apis/example.io/v1/watch/namespaces/{namespace}/workflows/{name}\twatch\t0\tnamespace,name\t0,1,2,3,4,5,6,7,8,9,10\t\t2,1\t1\tWatch one Workflow; deprecated, use a list call with `watch=true` and a `fieldSelector`.\t0\n\
+            R\tlistExampleIoV1alpha1WorkflowForAllNamespaces\tGET\t/apis/example.io/v1alpha1/workflows\tlist\t1\t\t0,1,2,3,4,5,6,7,8,9,10\t\t8,1\t0\tList or watch Workflow objects across all namespaces.\t0\n\
+            R\twatchExampleIoV1alpha1WorkflowListForAllNamespaces\tGET\t/apis/example.io/v1alpha1/watch/workflows\twatch\t1\t\t0,1,2,3,4,5,6,7,8,9,10\t\t9,1\t1\tWatch Workflow objects across all namespaces; deprecated, use a list call with `watch=true`.\t0\n\
+            R\tdeleteExampleIoV1alpha1CollectionNamespacedWorkflow\tDELETE\t/apis/example.io/v1alpha1/namespaces/{namespace}/workflows\tdeletecollection\t1\tnamespace\t1,11,2,12,3,4,13,5,14,6,7,8,9\t0\t3,1\t0\tDelete a collection of Workflow objects in a namespace.\t0\n\
+            R\tlistExampleIoV1alpha1NamespacedWorkflow\tGET\t/apis/example.io/v1alpha1/namespaces/{namespace}/workflows\tlist\t1\tnamespace\t0,1,2,3,4,5,6,7,8,9,10\t\t8,1\t0\tList or watch Workflow objects in a namespace.\t0\n\
+            R\tcreateExampleIoV1alpha1NamespacedWorkflow\tPOST\t/apis/example.io/v1alpha1/namespaces/{namespace}/workflows\tcreate\t1\tnamespace\t11,15,16,5\t3\t10,11,12,1\t0\tCreate a new Workflow object in a namespace.\t0\n\
+            R\twatchExampleIoV1alpha1NamespacedWorkflowList\tGET\t/apis/example.io/v1alpha1/watch/namespaces/{namespace}/workflows\twatch\t1\tnamespace\t0,1,2,3,4,5,6,7,8,9,10\t\t9,1\t1\tWatch Workflow objects in a namespace; deprecated, use a list call with `watch=true`.\t0\n\
+            R\tdeleteExampleIoV1alpha1NamespacedWorkflow\tDELETE\t/apis/example.io/v1alpha1/namespaces/{namespace}/workflows/{name}\tdelete\t1\tnamespace,name\t11,12,13,5,14\t0\t3,7,1\t0\tDelete the specified Workflow.\t0\n\
+            R\treadExampleIoV1alpha1NamespacedWorkflow\tGET\t/apis/example.io/v1alpha1/namespaces/{namespace}/workflows/{name}\tget\t1\tnamespace,name\t5\t\t10,1\t0\tRead the specified Workflow.\t0\n\
+            R\tpatchExampleIoV1alpha1NamespacedWorkflow\tPATCH\t/apis/example.io/v1alpha1/namespaces/{namespace}/workflows/{name}\tpatch\t1\tnamespace,name\t11,15,16,17,5\t2\t10,11,1\t0\tPartially update the specified Workflow.\t0\n\
+            R\treplaceExampleIoV1alpha1NamespacedWorkflow\tPUT\t/apis/example.io/v1alpha1/namespaces/{namespace}/workflows/{name}\treplace\t1\tnamespace,name\t11,15,16,5\t3\t10,11,1\t0\tReplace the specified Workflow.\t0\n\
+            R\twatchExampleIoV1alpha1NamespacedWorkflow\tGET\t/apis/example.io/v1alpha1/watch/namespaces/{namespace}/workflows/{name}\twatch\t1\tnamespace,name\t0,1,2,3,4,5,6,7,8,9,10\t\t9,1\t1\tWatch one Workflow; deprecated, use a list call with `watch=true` and a `fieldSelector`.\t0\n\
             ",
         );
 

@@ -1190,6 +1190,10 @@ pub mod routes {
         use ::kubeforge_runtime::{MethodSet, Resolution};
         use super::Route;
 
+        const NO_NAMES: &[&str] = &[];
+        const NAMES_NAMESPACE: &[&str] = &["namespace"];
+        const NAMES_NAMESPACE_NAME: &[&str] = &["namespace", "name"];
+
         /// Resolves a request's method and path to a route and its path parameters.
         ///
         /// `path` is the path without the query string, as `uri.path()` gives it. Matching
@@ -1209,7 +1213,7 @@ pub mod routes {
             if let Some(rest) = strip_segments(rest, "/apis/example.com/v1") {
                 if let Some(rest) = strip_segments(rest, "/gizmos") {
                     if rest.is_empty() {
-                        return leaf(method, &[(MethodSet::GET, Route::ListExampleComV1Gizmo, &[])], &[]);
+                        return leaf(method, [(MethodSet::GET, Route::ListExampleComV1Gizmo, NO_NAMES)], []);
                     }
                 } else if let Some(rest) = strip_segments(rest, "/namespaces") {
                     if let Some((param0, rest)) = param_segment(rest) {
@@ -1217,30 +1221,30 @@ pub mod routes {
                             if rest.is_empty() {
                                 return leaf(
                                     method,
-                                    &[
-                                        (MethodSet::GET, Route::ListExampleComV1NamespacedGadget, &["namespace"]),
+                                    [
+                                        (MethodSet::GET, Route::ListExampleComV1NamespacedGadget, NAMES_NAMESPACE),
                                     ],
-                                    &[param0],
+                                    [param0],
                                 );
                             }
                             if let Some((param1, rest)) = param_segment(rest) {
                                 if rest.is_empty() {
                                     return leaf(
                                         method,
-                                        &[
-                                            (MethodSet::GET, Route::ReadExampleComV1NamespacedGadget, &["namespace", "name"]),
+                                        [
+                                            (MethodSet::GET, Route::ReadExampleComV1NamespacedGadget, NAMES_NAMESPACE_NAME),
                                         ],
-                                        &[param0, param1],
+                                        [param0, param1],
                                     );
                                 }
                                 if let Some(rest) = strip_segments(rest, "/status") {
                                     if rest.is_empty() {
                                         return leaf(
                                             method,
-                                            &[
-                                                (MethodSet::GET, Route::ReadExampleComV1NamespacedGadgetStatus, &["namespace", "name"]),
+                                            [
+                                                (MethodSet::GET, Route::ReadExampleComV1NamespacedGadgetStatus, NAMES_NAMESPACE_NAME),
                                             ],
-                                            &[param0, param1],
+                                            [param0, param1],
                                         );
                                     }
                                 }
@@ -1294,10 +1298,10 @@ pub mod routes {
             r\texample.com\tv1\tGadget\tgadgets\t\tN\n\
             r\texample.com\tv1\tGadget\tgadgets\tstatus\tN\n\
             r\texample.com\tv1\tGizmo\tgizmos\t\tC\n\
-            R\tlistExampleComV1NamespacedGadget\tGET\t/apis/example.com/v1/namespaces/{namespace}/gadgets\tlist\t0\tnamespace\t\t\t\t0\t\n\
-            R\treadExampleComV1NamespacedGadget\tGET\t/apis/example.com/v1/namespaces/{namespace}/gadgets/{name}\tget\t0\tnamespace,name\t\t\t\t0\t\n\
-            R\treadExampleComV1NamespacedGadgetStatus\tGET\t/apis/example.com/v1/namespaces/{namespace}/gadgets/{name}/status\tget\t1\tnamespace,name\t\t\t\t0\t\n\
-            R\tlistExampleComV1Gizmo\tGET\t/apis/example.com/v1/gizmos\tlist\t2\t\t\t\t\t0\t\n\
+            R\tlistExampleComV1NamespacedGadget\tGET\t/apis/example.com/v1/namespaces/{namespace}/gadgets\tlist\t0\tnamespace\t\t\t\t0\t\t0\n\
+            R\treadExampleComV1NamespacedGadget\tGET\t/apis/example.com/v1/namespaces/{namespace}/gadgets/{name}\tget\t0\tnamespace,name\t\t\t\t0\t\t0\n\
+            R\treadExampleComV1NamespacedGadgetStatus\tGET\t/apis/example.com/v1/namespaces/{namespace}/gadgets/{name}/status\tget\t1\tnamespace,name\t\t\t\t0\t\t0\n\
+            R\tlistExampleComV1Gizmo\tGET\t/apis/example.com/v1/gizmos\tlist\t2\t\t\t\t\t0\t\t0\n\
             ",
         );
 

@@ -739,6 +739,9 @@ pub mod routes {
         use ::kubeforge_runtime::{MethodSet, Resolution};
         use super::Route;
 
+        const NO_NAMES: &[&str] = &[];
+        const NAMES_NAME: &[&str] = &["name"];
+
         /// Resolves a request's method and path to a route and its path parameters.
         ///
         /// `path` is the path without the query string, as `uri.path()` gives it. Matching
@@ -758,38 +761,38 @@ pub mod routes {
             let rest = path;
             if let Some(rest) = strip_segments(rest, "/apis") {
                 if rest.is_empty() {
-                    return leaf(method, &[(MethodSet::GET, Route::GetApiVersions, &[])], &[]);
+                    return leaf(method, [(MethodSet::GET, Route::GetApiVersions, NO_NAMES)], []);
                 }
                 if let Some(rest) = strip_segments(rest, "/") {
                     if rest.is_empty() {
-                        return leaf(method, &[(MethodSet::GET, Route::GetApiVersions, &[])], &[]);
+                        return leaf(method, [(MethodSet::GET, Route::GetApiVersions, NO_NAMES)], []);
                     }
                 } else if let Some(rest) = strip_segments(rest, "/example.com") {
                     if rest.is_empty() {
-                        return leaf(method, &[(MethodSet::GET, Route::GetExampleComApiGroup, &[])], &[]);
+                        return leaf(method, [(MethodSet::GET, Route::GetExampleComApiGroup, NO_NAMES)], []);
                     }
                     if let Some(rest) = strip_segments(rest, "/") {
                         if rest.is_empty() {
                             return leaf(
                                 method,
-                                &[(MethodSet::GET, Route::GetExampleComApiGroup, &[])],
-                                &[],
+                                [(MethodSet::GET, Route::GetExampleComApiGroup, NO_NAMES)],
+                                [],
                             );
                         }
                     } else if let Some(rest) = strip_segments(rest, "/v1") {
                         if rest.is_empty() {
                             return leaf(
                                 method,
-                                &[(MethodSet::GET, Route::GetExampleComV1apiResources, &[])],
-                                &[],
+                                [(MethodSet::GET, Route::GetExampleComV1apiResources, NO_NAMES)],
+                                [],
                             );
                         }
                         if let Some(rest) = strip_segments(rest, "/") {
                             if rest.is_empty() {
                                 return leaf(
                                     method,
-                                    &[(MethodSet::GET, Route::GetExampleComV1apiResources, &[])],
-                                    &[],
+                                    [(MethodSet::GET, Route::GetExampleComV1apiResources, NO_NAMES)],
+                                    [],
                                 );
                             }
                         } else if let Some(rest) = strip_segments(rest, "/proxy/widgets") {
@@ -797,11 +800,11 @@ pub mod routes {
                                 if rest.is_empty() {
                                     return leaf(
                                         method,
-                                        &[
-                                            (MethodSet::GET, Route::ProxyExampleComV1getWidget, &["name"]),
-                                            (MethodSet::HEAD, Route::ProxyExampleComV1headWidget, &["name"]),
+                                        [
+                                            (MethodSet::GET, Route::ProxyExampleComV1getWidget, NAMES_NAME),
+                                            (MethodSet::HEAD, Route::ProxyExampleComV1headWidget, NAMES_NAME),
                                         ],
-                                        &[param0],
+                                        [param0],
                                     );
                                 }
                             }
@@ -809,16 +812,16 @@ pub mod routes {
                             if rest.is_empty() {
                                 return leaf(
                                     method,
-                                    &[(MethodSet::GET, Route::ListExampleComV1Widget, &[])],
-                                    &[],
+                                    [(MethodSet::GET, Route::ListExampleComV1Widget, NO_NAMES)],
+                                    [],
                                 );
                             }
                             if let Some(rest) = strip_segments(rest, "/special/stats") {
                                 if rest.is_empty() {
                                     return leaf(
                                         method,
-                                        &[(MethodSet::GET, Route::ReadExampleComV1WidgetStats, &[])],
-                                        &[],
+                                        [(MethodSet::GET, Route::ReadExampleComV1WidgetStats, NO_NAMES)],
+                                        [],
                                     );
                                 }
                             }
@@ -826,21 +829,21 @@ pub mod routes {
                                 if rest.is_empty() {
                                     return leaf(
                                         method,
-                                        &[
-                                            (MethodSet::DELETE, Route::DeleteExampleComV1Widget, &["name"]),
-                                            (MethodSet::GET, Route::ReadExampleComV1Widget, &["name"]),
+                                        [
+                                            (MethodSet::DELETE, Route::DeleteExampleComV1Widget, NAMES_NAME),
+                                            (MethodSet::GET, Route::ReadExampleComV1Widget, NAMES_NAME),
                                         ],
-                                        &[param0],
+                                        [param0],
                                     );
                                 }
                                 if let Some(rest) = strip_segments(rest, "/exec") {
                                     if rest.is_empty() {
                                         return leaf(
                                             method,
-                                            &[
-                                                (MethodSet::POST, Route::ConnectExampleComV1WidgetExec, &["name"]),
+                                            [
+                                                (MethodSet::POST, Route::ConnectExampleComV1WidgetExec, NAMES_NAME),
                                             ],
-                                            &[param0],
+                                            [param0],
                                         );
                                     }
                                 }
@@ -1142,16 +1145,16 @@ pub mod routes {
             q\ttty\tboolean\t0\tAllocate a terminal.\n\
             s\t200\tString\tOK\n\
             s\t200\tkubeforge_meta::apimachinery::pkg::apis::meta::v1::Status\tOK\n\
-            R\tlistExampleComV1Widget\tGET\t/apis/example.com/v1/widgets\tlist\t0\t\t0\t\t0,1\t0\tList or watch Widget objects.\n\
-            R\tdeleteExampleComV1Widget\tDELETE\t/apis/example.com/v1/widgets/{name}\tdelete\t0\tname\t\t0\t2,3,4\t0\tDelete the specified Widget; | pipes and <tags> are escaped.\n\
-            R\treadExampleComV1Widget\tGET\t/apis/example.com/v1/widgets/{name}\tget\t0\tname\t\t\t5\t0\tRead the specified Widget.\n\
-            R\tconnectExampleComV1WidgetExec\tPOST\t/apis/example.com/v1/widgets/{name}/exec\tconnect\t1\tname\t1,2\t\t6\t0\tRun a command in a Widget.\n\
-            R\tgetAPIVersions\tGET\t/apis/\tget\t\t\t\t\t7\t0\tGet available API versions.\n\
-            R\tgetExampleComAPIGroup\tGET\t/apis/example.com/\tget\t\t\t\t\t7\t0\tGet information of a group.\n\
-            R\tgetExampleComV1APIResources\tGET\t/apis/example.com/v1/\tget\t\t\t\t\t7\t0\tGet available resources.\n\
-            R\tproxyExampleComV1GETWidget\tGET\t/apis/example.com/v1/proxy/widgets/{name}\tproxy\t\tname\t\t\t6\t0\tproxy GET requests to Widget\\n\\nIts `x-kubernetes-action` is `proxy`, which is not one of Kubernetes' current actions (a legacy one such as `proxy`, or a newer one): the request and its decoder follow the declared path, parameters and responses, and the route table gives `Action::Other(\"proxy\")`.\n\
-            R\tproxyExampleComV1HEADWidget\tHEAD\t/apis/example.com/v1/proxy/widgets/{name}\tproxy\t\tname\t\t\t6\t0\tproxy HEAD requests to Widget\\n\\nIts `x-kubernetes-action` is `proxy`, which is not one of Kubernetes' current actions (a legacy one such as `proxy`, or a newer one): the request and its decoder follow the declared path, parameters and responses, and the route table gives `Action::Other(\"proxy\")`.\n\
-            R\treadExampleComV1WidgetStats\tGET\t/apis/example.com/v1/widgets/special/stats\tget\t\t\t\t\t6\t0\tStatistics over all widgets.\n\
+            R\tlistExampleComV1Widget\tGET\t/apis/example.com/v1/widgets\tlist\t0\t\t0\t\t0,1\t0\tList or watch Widget objects.\t0\n\
+            R\tdeleteExampleComV1Widget\tDELETE\t/apis/example.com/v1/widgets/{name}\tdelete\t0\tname\t\t0\t2,3,4\t0\tDelete the specified Widget; | pipes and <tags> are escaped.\t0\n\
+            R\treadExampleComV1Widget\tGET\t/apis/example.com/v1/widgets/{name}\tget\t0\tname\t\t\t5\t0\tRead the specified Widget.\t0\n\
+            R\tconnectExampleComV1WidgetExec\tPOST\t/apis/example.com/v1/widgets/{name}/exec\tconnect\t1\tname\t1,2\t\t6\t0\tRun a command in a Widget.\t0\n\
+            R\tgetAPIVersions\tGET\t/apis/\tget\t\t\t\t\t7\t0\tGet available API versions.\t1\n\
+            R\tgetExampleComAPIGroup\tGET\t/apis/example.com/\tget\t\t\t\t\t7\t0\tGet information of a group.\t1\n\
+            R\tgetExampleComV1APIResources\tGET\t/apis/example.com/v1/\tget\t\t\t\t\t7\t0\tGet available resources.\t1\n\
+            R\tproxyExampleComV1GETWidget\tGET\t/apis/example.com/v1/proxy/widgets/{name}\tproxy\t\tname\t\t\t6\t0\tproxy GET requests to Widget\\n\\nIts `x-kubernetes-action` is `proxy`, which is not one of Kubernetes' current actions (a legacy one such as `proxy`, or a newer one): the request and its decoder follow the declared path, parameters and responses, and the route table gives `Action::Other(\"proxy\")`.\t0\n\
+            R\tproxyExampleComV1HEADWidget\tHEAD\t/apis/example.com/v1/proxy/widgets/{name}\tproxy\t\tname\t\t\t6\t0\tproxy HEAD requests to Widget\\n\\nIts `x-kubernetes-action` is `proxy`, which is not one of Kubernetes' current actions (a legacy one such as `proxy`, or a newer one): the request and its decoder follow the declared path, parameters and responses, and the route table gives `Action::Other(\"proxy\")`.\t0\n\
+            R\treadExampleComV1WidgetStats\tGET\t/apis/example.com/v1/widgets/special/stats\tget\t\t\t\t\t6\t0\tStatistics over all widgets.\t0\n\
             ",
         );
 

@@ -2602,6 +2602,10 @@ pub mod routes {
         use ::kubeforge_runtime::{MethodSet, Resolution};
         use super::Route;
 
+        const NO_NAMES: &[&str] = &[];
+        const NAMES_NAMESPACE: &[&str] = &["namespace"];
+        const NAMES_NAMESPACE_NAME: &[&str] = &["namespace", "name"];
+
         /// Resolves a request's method and path to a route and its path parameters.
         ///
         /// `path` is the path without the query string, as `uri.path()` gives it. Matching
@@ -2625,25 +2629,25 @@ pub mod routes {
                             if rest.is_empty() {
                                 return leaf(
                                     method,
-                                    &[
-                                        (MethodSet::DELETE, Route::DeleteExampleIoV1CollectionNamespacedRelay, &["namespace"]),
-                                        (MethodSet::GET, Route::ListExampleIoV1NamespacedRelay, &["namespace"]),
-                                        (MethodSet::POST, Route::CreateExampleIoV1NamespacedRelay, &["namespace"]),
+                                    [
+                                        (MethodSet::DELETE, Route::DeleteExampleIoV1CollectionNamespacedRelay, NAMES_NAMESPACE),
+                                        (MethodSet::GET, Route::ListExampleIoV1NamespacedRelay, NAMES_NAMESPACE),
+                                        (MethodSet::POST, Route::CreateExampleIoV1NamespacedRelay, NAMES_NAMESPACE),
                                     ],
-                                    &[param0],
+                                    [param0],
                                 );
                             }
                             if let Some((param1, rest)) = param_segment(rest) {
                                 if rest.is_empty() {
                                     return leaf(
                                         method,
-                                        &[
-                                            (MethodSet::DELETE, Route::DeleteExampleIoV1NamespacedRelay, &["namespace", "name"]),
-                                            (MethodSet::GET, Route::ReadExampleIoV1NamespacedRelay, &["namespace", "name"]),
-                                            (MethodSet::PATCH, Route::PatchExampleIoV1NamespacedRelay, &["namespace", "name"]),
-                                            (MethodSet::PUT, Route::ReplaceExampleIoV1NamespacedRelay, &["namespace", "name"]),
+                                        [
+                                            (MethodSet::DELETE, Route::DeleteExampleIoV1NamespacedRelay, NAMES_NAMESPACE_NAME),
+                                            (MethodSet::GET, Route::ReadExampleIoV1NamespacedRelay, NAMES_NAMESPACE_NAME),
+                                            (MethodSet::PATCH, Route::PatchExampleIoV1NamespacedRelay, NAMES_NAMESPACE_NAME),
+                                            (MethodSet::PUT, Route::ReplaceExampleIoV1NamespacedRelay, NAMES_NAMESPACE_NAME),
                                         ],
-                                        &[param0, param1],
+                                        [param0, param1],
                                     );
                                 }
                             }
@@ -2653,8 +2657,8 @@ pub mod routes {
                     if rest.is_empty() {
                         return leaf(
                             method,
-                            &[(MethodSet::GET, Route::ListExampleIoV1RelayForAllNamespaces, &[])],
-                            &[],
+                            [(MethodSet::GET, Route::ListExampleIoV1RelayForAllNamespaces, NO_NAMES)],
+                            [],
                         );
                     }
                 } else if let Some(rest) = strip_segments(rest, "/watch") {
@@ -2664,20 +2668,20 @@ pub mod routes {
                                 if rest.is_empty() {
                                     return leaf(
                                         method,
-                                        &[
-                                            (MethodSet::GET, Route::WatchExampleIoV1NamespacedRelayList, &["namespace"]),
+                                        [
+                                            (MethodSet::GET, Route::WatchExampleIoV1NamespacedRelayList, NAMES_NAMESPACE),
                                         ],
-                                        &[param0],
+                                        [param0],
                                     );
                                 }
                                 if let Some((param1, rest)) = param_segment(rest) {
                                     if rest.is_empty() {
                                         return leaf(
                                             method,
-                                            &[
-                                                (MethodSet::GET, Route::WatchExampleIoV1NamespacedRelay, &["namespace", "name"]),
+                                            [
+                                                (MethodSet::GET, Route::WatchExampleIoV1NamespacedRelay, NAMES_NAMESPACE_NAME),
                                             ],
-                                            &[param0, param1],
+                                            [param0, param1],
                                         );
                                     }
                                 }
@@ -2687,8 +2691,10 @@ pub mod routes {
                         if rest.is_empty() {
                             return leaf(
                                 method,
-                                &[(MethodSet::GET, Route::WatchExampleIoV1RelayListForAllNamespaces, &[])],
-                                &[],
+                                [
+                                    (MethodSet::GET, Route::WatchExampleIoV1RelayListForAllNamespaces, NO_NAMES),
+                                ],
+                                [],
                             );
                         }
                     }
@@ -2802,17 +2808,17 @@ pub mod routes {
             s\t202\tserde_json::Value\tAccepted\n\
             q\tforce\tboolean\t0\tLet an apply request take over fields owned by other managers; unset for other patch types.\n\
             b\tPatch\t1\tapplication/apply-patch+cbor,application/apply-patch+yaml,application/json-patch+json,application/merge-patch+json,application/strategic-merge-patch+json\n\
-            R\tlistExampleIoV1RelayForAllNamespaces\tGET\t/apis/example.io/v1/relays\tlist\t0\t\t0,1,2,3,4,5,6,7,8,9,10\t\t0,1\t0\tList or watch Relay objects across all namespaces.\n\
-            R\twatchExampleIoV1RelayListForAllNamespaces\tGET\t/apis/example.io/v1/watch/relays\twatch\t0\t\t0,1,2,3,4,5,6,7,8,9,10\t\t2,1\t1\tWatch Relay objects across all namespaces; deprecated, use a list call with `watch=true`.\n\
-            R\tdeleteExampleIoV1CollectionNamespacedRelay\tDELETE\t/apis/example.io/v1/namespaces/{namespace}/relays\tdeletecollection\t0\tnamespace\t1,11,2,12,3,4,13,5,14,6,7,8,9\t0\t3,1\t0\tDelete a collection of Relay objects in a namespace.\n\
-            R\tlistExampleIoV1NamespacedRelay\tGET\t/apis/example.io/v1/namespaces/{namespace}/relays\tlist\t0\tnamespace\t0,1,2,3,4,5,6,7,8,9,10\t\t0,1\t0\tList or watch Relay objects in a namespace.\n\
-            R\tcreateExampleIoV1NamespacedRelay\tPOST\t/apis/example.io/v1/namespaces/{namespace}/relays\tcreate\t0\tnamespace\t11,15,16,5\t1\t4,5,6,1\t0\tCreate a new Relay object in a namespace.\n\
-            R\twatchExampleIoV1NamespacedRelayList\tGET\t/apis/example.io/v1/watch/namespaces/{namespace}/relays\twatch\t0\tnamespace\t0,1,2,3,4,5,6,7,8,9,10\t\t2,1\t1\tWatch Relay objects in a namespace; deprecated, use a list call with `watch=true`.\n\
-            R\tdeleteExampleIoV1NamespacedRelay\tDELETE\t/apis/example.io/v1/namespaces/{namespace}/relays/{name}\tdelete\t0\tnamespace,name\t11,12,13,5,14\t0\t3,7,1\t0\tDelete the specified Relay.\n\
-            R\treadExampleIoV1NamespacedRelay\tGET\t/apis/example.io/v1/namespaces/{namespace}/relays/{name}\tget\t0\tnamespace,name\t5\t\t4,1\t0\tRead the specified Relay.\n\
-            R\tpatchExampleIoV1NamespacedRelay\tPATCH\t/apis/example.io/v1/namespaces/{namespace}/relays/{name}\tpatch\t0\tnamespace,name\t11,15,16,17,5\t2\t4,5,1\t0\tPartially update the specified Relay.\n\
-            R\treplaceExampleIoV1NamespacedRelay\tPUT\t/apis/example.io/v1/namespaces/{namespace}/relays/{name}\treplace\t0\tnamespace,name\t11,15,16,5\t1\t4,5,1\t0\tReplace the specified Relay.\n\
-            R\twatchExampleIoV1NamespacedRelay\tGET\t/apis/example.io/v1/watch/namespaces/{namespace}/relays/{name}\twatch\t0\tnamespace,name\t0,1,2,3,4,5,6,7,8,9,10\t\t2,1\t1\tWatch one Relay; deprecated, use a list call with `watch=true` and a `fieldSelector`.\n\
+            R\tlistExampleIoV1RelayForAllNamespaces\tGET\t/apis/example.io/v1/relays\tlist\t0\t\t0,1,2,3,4,5,6,7,8,9,10\t\t0,1\t0\tList or watch Relay objects across all namespaces.\t0\n\
+            R\twatchExampleIoV1RelayListForAllNamespaces\tGET\t/apis/example.io/v1/watch/relays\twatch\t0\t\t0,1,2,3,4,5,6,7,8,9,10\t\t2,1\t1\tWatch Relay objects across all namespaces; deprecated, use a list call with `watch=true`.\t0\n\
+            R\tdeleteExampleIoV1CollectionNamespacedRelay\tDELETE\t/apis/example.io/v1/namespaces/{namespace}/relays\tdeletecollection\t0\tnamespace\t1,11,2,12,3,4,13,5,14,6,7,8,9\t0\t3,1\t0\tDelete a collection of Relay objects in a namespace.\t0\n\
+            R\tlistExampleIoV1NamespacedRelay\tGET\t/apis/example.io/v1/namespaces/{namespace}/relays\tlist\t0\tnamespace\t0,1,2,3,4,5,6,7,8,9,10\t\t0,1\t0\tList or watch Relay objects in a namespace.\t0\n\
+            R\tcreateExampleIoV1NamespacedRelay\tPOST\t/apis/example.io/v1/namespaces/{namespace}/relays\tcreate\t0\tnamespace\t11,15,16,5\t1\t4,5,6,1\t0\tCreate a new Relay object in a namespace.\t0\n\
+            R\twatchExampleIoV1NamespacedRelayList\tGET\t/apis/example.io/v1/watch/namespaces/{namespace}/relays\twatch\t0\tnamespace\t0,1,2,3,4,5,6,7,8,9,10\t\t2,1\t1\tWatch Relay objects in a namespace; deprecated, use a list call with `watch=true`.\t0\n\
+            R\tdeleteExampleIoV1NamespacedRelay\tDELETE\t/apis/example.io/v1/namespaces/{namespace}/relays/{name}\tdelete\t0\tnamespace,name\t11,12,13,5,14\t0\t3,7,1\t0\tDelete the specified Relay.\t0\n\
+            R\treadExampleIoV1NamespacedRelay\tGET\t/apis/example.io/v1/namespaces/{namespace}/relays/{name}\tget\t0\tnamespace,name\t5\t\t4,1\t0\tRead the specified Relay.\t0\n\
+            R\tpatchExampleIoV1NamespacedRelay\tPATCH\t/apis/example.io/v1/namespaces/{namespace}/relays/{name}\tpatch\t0\tnamespace,name\t11,15,16,17,5\t2\t4,5,1\t0\tPartially update the specified Relay.\t0\n\
+            R\treplaceExampleIoV1NamespacedRelay\tPUT\t/apis/example.io/v1/namespaces/{namespace}/relays/{name}\treplace\t0\tnamespace,name\t11,15,16,5\t1\t4,5,1\t0\tReplace the specified Relay.\t0\n\
+            R\twatchExampleIoV1NamespacedRelay\tGET\t/apis/example.io/v1/watch/namespaces/{namespace}/relays/{name}\twatch\t0\tnamespace,name\t0,1,2,3,4,5,6,7,8,9,10\t\t2,1\t1\tWatch one Relay; deprecated, use a list call with `watch=true` and a `fieldSelector`.\t0\n\
             ",
         );
 

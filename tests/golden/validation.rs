@@ -1588,6 +1588,10 @@ pub mod routes {
         use ::kubeforge_runtime::{MethodSet, Resolution};
         use super::Route;
 
+        const NO_NAMES: &[&str] = &[];
+        const NAMES_NAMESPACE: &[&str] = &["namespace"];
+        const NAMES_NAMESPACE_NAME: &[&str] = &["namespace", "name"];
+
         /// Resolves a request's method and path to a route and its path parameters.
         ///
         /// `path` is the path without the query string, as `uri.path()` gives it. Matching
@@ -1609,8 +1613,8 @@ pub mod routes {
                     if rest.is_empty() {
                         return leaf(
                             method,
-                            &[(MethodSet::GET, Route::ListExampleIoV1GadgetForAllNamespaces, &[])],
-                            &[],
+                            [(MethodSet::GET, Route::ListExampleIoV1GadgetForAllNamespaces, NO_NAMES)],
+                            [],
                         );
                     }
                 } else if let Some(rest) = strip_segments(rest, "/namespaces") {
@@ -1619,25 +1623,25 @@ pub mod routes {
                             if rest.is_empty() {
                                 return leaf(
                                     method,
-                                    &[
-                                        (MethodSet::DELETE, Route::DeleteExampleIoV1CollectionNamespacedGadget, &["namespace"]),
-                                        (MethodSet::GET, Route::ListExampleIoV1NamespacedGadget, &["namespace"]),
-                                        (MethodSet::POST, Route::CreateExampleIoV1NamespacedGadget, &["namespace"]),
+                                    [
+                                        (MethodSet::DELETE, Route::DeleteExampleIoV1CollectionNamespacedGadget, NAMES_NAMESPACE),
+                                        (MethodSet::GET, Route::ListExampleIoV1NamespacedGadget, NAMES_NAMESPACE),
+                                        (MethodSet::POST, Route::CreateExampleIoV1NamespacedGadget, NAMES_NAMESPACE),
                                     ],
-                                    &[param0],
+                                    [param0],
                                 );
                             }
                             if let Some((param1, rest)) = param_segment(rest) {
                                 if rest.is_empty() {
                                     return leaf(
                                         method,
-                                        &[
-                                            (MethodSet::DELETE, Route::DeleteExampleIoV1NamespacedGadget, &["namespace", "name"]),
-                                            (MethodSet::GET, Route::ReadExampleIoV1NamespacedGadget, &["namespace", "name"]),
-                                            (MethodSet::PATCH, Route::PatchExampleIoV1NamespacedGadget, &["namespace", "name"]),
-                                            (MethodSet::PUT, Route::ReplaceExampleIoV1NamespacedGadget, &["namespace", "name"]),
+                                        [
+                                            (MethodSet::DELETE, Route::DeleteExampleIoV1NamespacedGadget, NAMES_NAMESPACE_NAME),
+                                            (MethodSet::GET, Route::ReadExampleIoV1NamespacedGadget, NAMES_NAMESPACE_NAME),
+                                            (MethodSet::PATCH, Route::PatchExampleIoV1NamespacedGadget, NAMES_NAMESPACE_NAME),
+                                            (MethodSet::PUT, Route::ReplaceExampleIoV1NamespacedGadget, NAMES_NAMESPACE_NAME),
                                         ],
-                                        &[param0, param1],
+                                        [param0, param1],
                                     );
                                 }
                             }
@@ -1648,8 +1652,10 @@ pub mod routes {
                         if rest.is_empty() {
                             return leaf(
                                 method,
-                                &[(MethodSet::GET, Route::WatchExampleIoV1GadgetListForAllNamespaces, &[])],
-                                &[],
+                                [
+                                    (MethodSet::GET, Route::WatchExampleIoV1GadgetListForAllNamespaces, NO_NAMES),
+                                ],
+                                [],
                             );
                         }
                     } else if let Some(rest) = strip_segments(rest, "/namespaces") {
@@ -1658,20 +1664,20 @@ pub mod routes {
                                 if rest.is_empty() {
                                     return leaf(
                                         method,
-                                        &[
-                                            (MethodSet::GET, Route::WatchExampleIoV1NamespacedGadgetList, &["namespace"]),
+                                        [
+                                            (MethodSet::GET, Route::WatchExampleIoV1NamespacedGadgetList, NAMES_NAMESPACE),
                                         ],
-                                        &[param0],
+                                        [param0],
                                     );
                                 }
                                 if let Some((param1, rest)) = param_segment(rest) {
                                     if rest.is_empty() {
                                         return leaf(
                                             method,
-                                            &[
-                                                (MethodSet::GET, Route::WatchExampleIoV1NamespacedGadget, &["namespace", "name"]),
+                                            [
+                                                (MethodSet::GET, Route::WatchExampleIoV1NamespacedGadget, NAMES_NAMESPACE_NAME),
                                             ],
-                                            &[param0, param1],
+                                            [param0, param1],
                                         );
                                     }
                                 }
@@ -1788,17 +1794,17 @@ pub mod routes {
             s\t202\tserde_json::Value\tAccepted\n\
             q\tforce\tboolean\t0\tLet an apply request take over fields owned by other managers; unset for other patch types.\n\
             b\tPatch\t1\tapplication/apply-patch+cbor,application/apply-patch+yaml,application/json-patch+json,application/merge-patch+json,application/strategic-merge-patch+json\n\
-            R\tlistExampleIoV1GadgetForAllNamespaces\tGET\t/apis/example.io/v1/gadgets\tlist\t0\t\t0,1,2,3,4,5,6,7,8,9,10\t\t0,1\t0\tList or watch Gadget objects across all namespaces.\n\
-            R\twatchExampleIoV1GadgetListForAllNamespaces\tGET\t/apis/example.io/v1/watch/gadgets\twatch\t0\t\t0,1,2,3,4,5,6,7,8,9,10\t\t2,1\t1\tWatch Gadget objects across all namespaces; deprecated, use a list call with `watch=true`.\n\
-            R\tdeleteExampleIoV1CollectionNamespacedGadget\tDELETE\t/apis/example.io/v1/namespaces/{namespace}/gadgets\tdeletecollection\t0\tnamespace\t1,11,2,12,3,4,13,5,14,6,7,8,9\t0\t3,1\t0\tDelete a collection of Gadget objects in a namespace.\n\
-            R\tlistExampleIoV1NamespacedGadget\tGET\t/apis/example.io/v1/namespaces/{namespace}/gadgets\tlist\t0\tnamespace\t0,1,2,3,4,5,6,7,8,9,10\t\t0,1\t0\tList or watch Gadget objects in a namespace.\n\
-            R\tcreateExampleIoV1NamespacedGadget\tPOST\t/apis/example.io/v1/namespaces/{namespace}/gadgets\tcreate\t0\tnamespace\t11,15,16,5\t1\t4,5,6,1\t0\tCreate a new Gadget object in a namespace.\n\
-            R\twatchExampleIoV1NamespacedGadgetList\tGET\t/apis/example.io/v1/watch/namespaces/{namespace}/gadgets\twatch\t0\tnamespace\t0,1,2,3,4,5,6,7,8,9,10\t\t2,1\t1\tWatch Gadget objects in a namespace; deprecated, use a list call with `watch=true`.\n\
-            R\tdeleteExampleIoV1NamespacedGadget\tDELETE\t/apis/example.io/v1/namespaces/{namespace}/gadgets/{name}\tdelete\t0\tnamespace,name\t11,12,13,5,14\t0\t3,7,1\t0\tDelete the specified Gadget.\n\
-            R\treadExampleIoV1NamespacedGadget\tGET\t/apis/example.io/v1/namespaces/{namespace}/gadgets/{name}\tget\t0\tnamespace,name\t5\t\t4,1\t0\tRead the specified Gadget.\n\
-            R\tpatchExampleIoV1NamespacedGadget\tPATCH\t/apis/example.io/v1/namespaces/{namespace}/gadgets/{name}\tpatch\t0\tnamespace,name\t11,15,16,17,5\t2\t4,5,1\t0\tPartially update the specified Gadget.\n\
-            R\treplaceExampleIoV1NamespacedGadget\tPUT\t/apis/example.io/v1/namespaces/{namespace}/gadgets/{name}\treplace\t0\tnamespace,name\t11,15,16,5\t1\t4,5,1\t0\tReplace the specified Gadget.\n\
-            R\twatchExampleIoV1NamespacedGadget\tGET\t/apis/example.io/v1/watch/namespaces/{namespace}/gadgets/{name}\twatch\t0\tnamespace,name\t0,1,2,3,4,5,6,7,8,9,10\t\t2,1\t1\tWatch one Gadget; deprecated, use a list call with `watch=true` and a `fieldSelector`.\n\
+            R\tlistExampleIoV1GadgetForAllNamespaces\tGET\t/apis/example.io/v1/gadgets\tlist\t0\t\t0,1,2,3,4,5,6,7,8,9,10\t\t0,1\t0\tList or watch Gadget objects across all namespaces.\t0\n\
+            R\twatchExampleIoV1GadgetListForAllNamespaces\tGET\t/apis/example.io/v1/watch/gadgets\twatch\t0\t\t0,1,2,3,4,5,6,7,8,9,10\t\t2,1\t1\tWatch Gadget objects across all namespaces; deprecated, use a list call with `watch=true`.\t0\n\
+            R\tdeleteExampleIoV1CollectionNamespacedGadget\tDELETE\t/apis/example.io/v1/namespaces/{namespace}/gadgets\tdeletecollection\t0\tnamespace\t1,11,2,12,3,4,13,5,14,6,7,8,9\t0\t3,1\t0\tDelete a collection of Gadget objects in a namespace.\t0\n\
+            R\tlistExampleIoV1NamespacedGadget\tGET\t/apis/example.io/v1/namespaces/{namespace}/gadgets\tlist\t0\tnamespace\t0,1,2,3,4,5,6,7,8,9,10\t\t0,1\t0\tList or watch Gadget objects in a namespace.\t0\n\
+            R\tcreateExampleIoV1NamespacedGadget\tPOST\t/apis/example.io/v1/namespaces/{namespace}/gadgets\tcreate\t0\tnamespace\t11,15,16,5\t1\t4,5,6,1\t0\tCreate a new Gadget object in a namespace.\t0\n\
+            R\twatchExampleIoV1NamespacedGadgetList\tGET\t/apis/example.io/v1/watch/namespaces/{namespace}/gadgets\twatch\t0\tnamespace\t0,1,2,3,4,5,6,7,8,9,10\t\t2,1\t1\tWatch Gadget objects in a namespace; deprecated, use a list call with `watch=true`.\t0\n\
+            R\tdeleteExampleIoV1NamespacedGadget\tDELETE\t/apis/example.io/v1/namespaces/{namespace}/gadgets/{name}\tdelete\t0\tnamespace,name\t11,12,13,5,14\t0\t3,7,1\t0\tDelete the specified Gadget.\t0\n\
+            R\treadExampleIoV1NamespacedGadget\tGET\t/apis/example.io/v1/namespaces/{namespace}/gadgets/{name}\tget\t0\tnamespace,name\t5\t\t4,1\t0\tRead the specified Gadget.\t0\n\
+            R\tpatchExampleIoV1NamespacedGadget\tPATCH\t/apis/example.io/v1/namespaces/{namespace}/gadgets/{name}\tpatch\t0\tnamespace,name\t11,15,16,17,5\t2\t4,5,1\t0\tPartially update the specified Gadget.\t0\n\
+            R\treplaceExampleIoV1NamespacedGadget\tPUT\t/apis/example.io/v1/namespaces/{namespace}/gadgets/{name}\treplace\t0\tnamespace,name\t11,15,16,5\t1\t4,5,1\t0\tReplace the specified Gadget.\t0\n\
+            R\twatchExampleIoV1NamespacedGadget\tGET\t/apis/example.io/v1/watch/namespaces/{namespace}/gadgets/{name}\twatch\t0\tnamespace,name\t0,1,2,3,4,5,6,7,8,9,10\t\t2,1\t1\tWatch one Gadget; deprecated, use a list call with `watch=true` and a `fieldSelector`.\t0\n\
             ",
         );
 

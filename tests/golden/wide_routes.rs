@@ -16,6 +16,9 @@ pub mod routes {
         use ::kubeforge_runtime::{MethodSet, Resolution};
         use super::Route;
 
+        const NO_NAMES: &[&str] = &[];
+        const NAMES_NAME: &[&str] = &["name"];
+
         /// Resolves a request's method and path to a route and its path parameters.
         ///
         /// `path` is the path without the query string, as `uri.path()` gives it. Matching
@@ -40,8 +43,8 @@ pub mod routes {
                             if rest.is_empty() {
                                 return leaf(
                                     method,
-                                    &[(MethodSet::GET, Route::ReadExampleComV1ArchiveStats, &[])],
-                                    &[],
+                                    [(MethodSet::GET, Route::ReadExampleComV1ArchiveStats, NO_NAMES)],
+                                    [],
                                 );
                             }
                         }
@@ -51,8 +54,8 @@ pub mod routes {
                             if rest.is_empty() {
                                 return leaf(
                                     method,
-                                    &[(MethodSet::GET, Route::ReadExampleComV1HistoryStats, &[])],
-                                    &[],
+                                    [(MethodSet::GET, Route::ReadExampleComV1HistoryStats, NO_NAMES)],
+                                    [],
                                 );
                             }
                         }
@@ -62,8 +65,8 @@ pub mod routes {
                             if rest.is_empty() {
                                 return leaf(
                                     method,
-                                    &[(MethodSet::GET, Route::ReadExampleComV1MetricsStats, &[])],
-                                    &[],
+                                    [(MethodSet::GET, Route::ReadExampleComV1MetricsStats, NO_NAMES)],
+                                    [],
                                 );
                             }
                         }
@@ -73,8 +76,8 @@ pub mod routes {
                             if rest.is_empty() {
                                 return leaf(
                                     method,
-                                    &[(MethodSet::GET, Route::ReadExampleComV1PendingStats, &[])],
-                                    &[],
+                                    [(MethodSet::GET, Route::ReadExampleComV1PendingStats, NO_NAMES)],
+                                    [],
                                 );
                             }
                         }
@@ -84,16 +87,16 @@ pub mod routes {
                             if rest.is_empty() {
                                 return leaf(
                                     method,
-                                    &[(MethodSet::GET, Route::ReadExampleComV1SpecialStats, &[])],
-                                    &[],
+                                    [(MethodSet::GET, Route::ReadExampleComV1SpecialStats, NO_NAMES)],
+                                    [],
                                 );
                             }
                         } else if let Some(rest) = strip_segments(rest, "/summary/stats") {
                             if rest.is_empty() {
                                 return leaf(
                                     method,
-                                    &[(MethodSet::GET, Route::ReadExampleComV1SummaryStats, &[])],
-                                    &[],
+                                    [(MethodSet::GET, Route::ReadExampleComV1SummaryStats, NO_NAMES)],
+                                    [],
                                 );
                             }
                         }
@@ -104,8 +107,8 @@ pub mod routes {
                     if rest.is_empty() {
                         return leaf(
                             method,
-                            &[(MethodSet::GET, Route::ReadExampleComV1Widget, &["name"])],
-                            &[param0],
+                            [(MethodSet::GET, Route::ReadExampleComV1Widget, NAMES_NAME)],
+                            [param0],
                         );
                     }
                     match rest.as_bytes().get(1) {
@@ -114,8 +117,8 @@ pub mod routes {
                                 if rest.is_empty() {
                                     return leaf(
                                         method,
-                                        &[(MethodSet::GET, Route::ReadExampleComV1WidgetAudit, &["name"])],
-                                        &[param0],
+                                        [(MethodSet::GET, Route::ReadExampleComV1WidgetAudit, NAMES_NAME)],
+                                        [param0],
                                     );
                                 }
                             }
@@ -125,8 +128,8 @@ pub mod routes {
                                 if rest.is_empty() {
                                     return leaf(
                                         method,
-                                        &[(MethodSet::GET, Route::ReadExampleComV1WidgetBind, &["name"])],
-                                        &[param0],
+                                        [(MethodSet::GET, Route::ReadExampleComV1WidgetBind, NAMES_NAME)],
+                                        [param0],
                                     );
                                 }
                             }
@@ -136,16 +139,16 @@ pub mod routes {
                                 if rest.is_empty() {
                                     return leaf(
                                         method,
-                                        &[(MethodSet::GET, Route::ReadExampleComV1WidgetEvict, &["name"])],
-                                        &[param0],
+                                        [(MethodSet::GET, Route::ReadExampleComV1WidgetEvict, NAMES_NAME)],
+                                        [param0],
                                     );
                                 }
                             } else if let Some(rest) = strip_segments(rest, "/exec") {
                                 if rest.is_empty() {
                                     return leaf(
                                         method,
-                                        &[(MethodSet::GET, Route::ReadExampleComV1WidgetExec, &["name"])],
-                                        &[param0],
+                                        [(MethodSet::GET, Route::ReadExampleComV1WidgetExec, NAMES_NAME)],
+                                        [param0],
                                     );
                                 }
                             }
@@ -155,8 +158,8 @@ pub mod routes {
                                 if rest.is_empty() {
                                     return leaf(
                                         method,
-                                        &[(MethodSet::GET, Route::ReadExampleComV1WidgetLogs, &["name"])],
-                                        &[param0],
+                                        [(MethodSet::GET, Route::ReadExampleComV1WidgetLogs, NAMES_NAME)],
+                                        [param0],
                                     );
                                 }
                             }
@@ -166,24 +169,24 @@ pub mod routes {
                                 if rest.is_empty() {
                                     return leaf(
                                         method,
-                                        &[(MethodSet::GET, Route::ReadExampleComV1WidgetScale, &["name"])],
-                                        &[param0],
+                                        [(MethodSet::GET, Route::ReadExampleComV1WidgetScale, NAMES_NAME)],
+                                        [param0],
                                     );
                                 }
                             } else if let Some(rest) = strip_segments(rest, "/stats") {
                                 if rest.is_empty() {
                                     return leaf(
                                         method,
-                                        &[(MethodSet::GET, Route::ReadExampleComV1WidgetStats, &["name"])],
-                                        &[param0],
+                                        [(MethodSet::GET, Route::ReadExampleComV1WidgetStats, NAMES_NAME)],
+                                        [param0],
                                     );
                                 }
                             } else if let Some(rest) = strip_segments(rest, "/status") {
                                 if rest.is_empty() {
                                     return leaf(
                                         method,
-                                        &[(MethodSet::GET, Route::ReadExampleComV1WidgetStatus, &["name"])],
-                                        &[param0],
+                                        [(MethodSet::GET, Route::ReadExampleComV1WidgetStatus, NAMES_NAME)],
+                                        [param0],
                                     );
                                 }
                             }
@@ -785,21 +788,21 @@ pub mod routes {
         pub static ROUTES: ::kubeforge_runtime::route::RouteTable = ::kubeforge_runtime::route::RouteTable::new(
             "\
             s\t200\tString\tOK\n\
-            R\treadExampleComV1ArchiveStats\tGET\t/apis/example.com/v1/widgets/archive/stats\tget\t\t\t\t\t0\t0\tStatistics of the archive widgets.\n\
-            R\treadExampleComV1HistoryStats\tGET\t/apis/example.com/v1/widgets/history/stats\tget\t\t\t\t\t0\t0\tStatistics of the history widgets.\n\
-            R\treadExampleComV1MetricsStats\tGET\t/apis/example.com/v1/widgets/metrics/stats\tget\t\t\t\t\t0\t0\tStatistics of the metrics widgets.\n\
-            R\treadExampleComV1PendingStats\tGET\t/apis/example.com/v1/widgets/pending/stats\tget\t\t\t\t\t0\t0\tStatistics of the pending widgets.\n\
-            R\treadExampleComV1SpecialStats\tGET\t/apis/example.com/v1/widgets/special/stats\tget\t\t\t\t\t0\t0\tStatistics of the special widgets.\n\
-            R\treadExampleComV1SummaryStats\tGET\t/apis/example.com/v1/widgets/summary/stats\tget\t\t\t\t\t0\t0\tStatistics of the summary widgets.\n\
-            R\treadExampleComV1Widget\tGET\t/apis/example.com/v1/widgets/{name}\tget\t\tname\t\t\t0\t0\tRead a widget.\n\
-            R\treadExampleComV1WidgetAudit\tGET\t/apis/example.com/v1/widgets/{name}/audit\tget\t\tname\t\t\t0\t0\tThe widget's audit.\n\
-            R\treadExampleComV1WidgetBind\tGET\t/apis/example.com/v1/widgets/{name}/bind\tget\t\tname\t\t\t0\t0\tThe widget's bind.\n\
-            R\treadExampleComV1WidgetEvict\tGET\t/apis/example.com/v1/widgets/{name}/evict\tget\t\tname\t\t\t0\t0\tThe widget's evict.\n\
-            R\treadExampleComV1WidgetExec\tGET\t/apis/example.com/v1/widgets/{name}/exec\tget\t\tname\t\t\t0\t0\tThe widget's exec.\n\
-            R\treadExampleComV1WidgetLogs\tGET\t/apis/example.com/v1/widgets/{name}/logs\tget\t\tname\t\t\t0\t0\tThe widget's logs.\n\
-            R\treadExampleComV1WidgetScale\tGET\t/apis/example.com/v1/widgets/{name}/scale\tget\t\tname\t\t\t0\t0\tThe widget's scale.\n\
-            R\treadExampleComV1WidgetStats\tGET\t/apis/example.com/v1/widgets/{name}/stats\tget\t\tname\t\t\t0\t0\tA widget's statistics: the same shape as the static `special/stats` and the others, so a path such as `widgets/special/stats` matches both, and the static one must win.\n\
-            R\treadExampleComV1WidgetStatus\tGET\t/apis/example.com/v1/widgets/{name}/status\tget\t\tname\t\t\t0\t0\tThe widget's status.\n\
+            R\treadExampleComV1ArchiveStats\tGET\t/apis/example.com/v1/widgets/archive/stats\tget\t\t\t\t\t0\t0\tStatistics of the archive widgets.\t0\n\
+            R\treadExampleComV1HistoryStats\tGET\t/apis/example.com/v1/widgets/history/stats\tget\t\t\t\t\t0\t0\tStatistics of the history widgets.\t0\n\
+            R\treadExampleComV1MetricsStats\tGET\t/apis/example.com/v1/widgets/metrics/stats\tget\t\t\t\t\t0\t0\tStatistics of the metrics widgets.\t0\n\
+            R\treadExampleComV1PendingStats\tGET\t/apis/example.com/v1/widgets/pending/stats\tget\t\t\t\t\t0\t0\tStatistics of the pending widgets.\t0\n\
+            R\treadExampleComV1SpecialStats\tGET\t/apis/example.com/v1/widgets/special/stats\tget\t\t\t\t\t0\t0\tStatistics of the special widgets.\t0\n\
+            R\treadExampleComV1SummaryStats\tGET\t/apis/example.com/v1/widgets/summary/stats\tget\t\t\t\t\t0\t0\tStatistics of the summary widgets.\t0\n\
+            R\treadExampleComV1Widget\tGET\t/apis/example.com/v1/widgets/{name}\tget\t\tname\t\t\t0\t0\tRead a widget.\t0\n\
+            R\treadExampleComV1WidgetAudit\tGET\t/apis/example.com/v1/widgets/{name}/audit\tget\t\tname\t\t\t0\t0\tThe widget's audit.\t0\n\
+            R\treadExampleComV1WidgetBind\tGET\t/apis/example.com/v1/widgets/{name}/bind\tget\t\tname\t\t\t0\t0\tThe widget's bind.\t0\n\
+            R\treadExampleComV1WidgetEvict\tGET\t/apis/example.com/v1/widgets/{name}/evict\tget\t\tname\t\t\t0\t0\tThe widget's evict.\t0\n\
+            R\treadExampleComV1WidgetExec\tGET\t/apis/example.com/v1/widgets/{name}/exec\tget\t\tname\t\t\t0\t0\tThe widget's exec.\t0\n\
+            R\treadExampleComV1WidgetLogs\tGET\t/apis/example.com/v1/widgets/{name}/logs\tget\t\tname\t\t\t0\t0\tThe widget's logs.\t0\n\
+            R\treadExampleComV1WidgetScale\tGET\t/apis/example.com/v1/widgets/{name}/scale\tget\t\tname\t\t\t0\t0\tThe widget's scale.\t0\n\
+            R\treadExampleComV1WidgetStats\tGET\t/apis/example.com/v1/widgets/{name}/stats\tget\t\tname\t\t\t0\t0\tA widget's statistics: the same shape as the static `special/stats` and the others, so a path such as `widgets/special/stats` matches both, and the static one must win.\t0\n\
+            R\treadExampleComV1WidgetStatus\tGET\t/apis/example.com/v1/widgets/{name}/status\tget\t\tname\t\t\t0\t0\tThe widget's status.\t0\n\
             ",
         );
 

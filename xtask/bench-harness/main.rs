@@ -12,7 +12,10 @@
 //!                                                      to stderr); wall/CPU seconds, peak RSS
 //! harness parse <file>                                the floor of generation: serde_json into a Value
 //! harness serde <ours|ours-drop|peer|floor> <fixture> <copies> <iterations>
-//! harness routes <ours|matchit> <uniform|common> <swagger.json> <requests> <seed> <passes>
+//! harness routes <ours|table|matchit> <uniform|common> <swagger.json> <requests> <seed> <passes>
+//!                                                      `table`: the runtime's trie of the
+//!                                                      route table (`ROUTES.resolve`), not
+//!                                                      in section d's report
 //! harness instructions <ours|ours-drop|peer> <fixture> <copies> <deserialize|serialize>
 //!                                                      one call of `counted_<what>`, for
 //!                                                      callgrind's `--toggle-collect`
@@ -414,9 +417,16 @@ fn routes(who: &str, workload: &str, swagger: &str, count: usize, seed: u64, pas
             .then(|| (template.path.as_str(), params))
     };
     // Identical results on every request, and every request found.
+    let table = |request: &'static Request| -> Answer<'static> {
+        kube_api_gen::routes::ROUTES
+            .resolve(&request.method, &request.path, kube_api_gen::routes::Route::ALL)
+            .found()
+            .map(|(route, params)| (route.info().path, params.iter().map(|(_, v)| v).collect()))
+    };
     for request in requests {
         let (a, b) = (ours(request), theirs(request));
         assert_eq!(a, b, "{} {}", request.method, request.path);
+        assert_eq!(table(request), a, "{} {}", request.method, request.path);
         assert!(a.is_some(), "{} {} not found", request.method, request.path);
     }
     let start = Instant::now();
@@ -428,6 +438,16 @@ fn routes(who: &str, workload: &str, swagger: &str, count: usize, seed: u64, pas
                     let resolution = kube_api_gen::routes::resolve(
                         black_box(&request.method),
                         black_box(&request.path),
+                    );
+                    found += usize::from(black_box(resolution).found().is_some());
+                }
+            }
+            "table" => {
+                for request in requests {
+                    let resolution = kube_api_gen::routes::ROUTES.resolve(
+                        black_box(&request.method),
+                        black_box(&request.path),
+                        kube_api_gen::routes::Route::ALL,
                     );
                     found += usize::from(black_box(resolution).found().is_some());
                 }

@@ -15,8 +15,8 @@
 //! both static children and a parameter, the static branch comes first and the parameter
 //! branch after it, so static segments beat parameters, and a path that only the parameter
 //! route serves still resolves. A leaf is one call of the runtime's `route::leaf` with the
-//! routes served there as a constant; it finds the method's, so a known path with an unknown
-//! method is `MethodNotAllowed` rather than `NotFound`.
+//! routes served there as an array by value (no promoted constant); it finds the method's,
+//! so a known path with an unknown method is `MethodNotAllowed` rather than `NotFound`.
 //!
 //! A subtree that serves many operations is its own private function, named after its path
 //! prefix (`resolve_apis_apps_v1`), which takes the parameters found before it: one function
@@ -97,6 +97,51 @@ struct Writer<'n, 'a> {
     pending: Vec<Function<'n, 'a>>,
     names: BTreeSet<String>,
     uses: Uses,
+    /// The constant of each list of path parameters' names a route has.
+    param_names: BTreeMap<Vec<&'a str>, String>,
+}
+
+/// The constants of the lists of path parameters' names the operations have, each named
+/// after its names (`NAMES_NAMESPACE_NAME`; `NO_NAMES`), so a leaf refers to one by value
+/// instead of borrowing an array (a promoted constant, a MIR body of its own, at every leaf).
+/// Two lists whose names spell the same identifier are told apart by a number, in the
+/// lists' order.
+fn param_names(operations: &[Operation]) -> BTreeMap<Vec<&str>, String> {
+    let lists: BTreeSet<Vec<&str>> = operations
+        .iter()
+        .map(|op| op.path_params.iter().map(|p| p.name.as_str()).collect())
+        .collect();
+    let mut taken = BTreeSet::new();
+    let mut idents = BTreeMap::new();
+    for list in lists {
+        let base = if list.is_empty() {
+            "NO_NAMES".to_owned()
+        } else {
+            let words: Vec<String> = list
+                .iter()
+                .map(|name| {
+                    name.chars()
+                        .map(|c| {
+                            if c.is_ascii_alphanumeric() {
+                                c.to_ascii_uppercase()
+                            } else {
+                                '_'
+                            }
+                        })
+                        .collect()
+                })
+                .collect();
+            format!("NAMES_{}", words.join("_"))
+        };
+        let mut ident = base.clone();
+        let mut number = 2;
+        while !taken.insert(ident.clone()) {
+            ident = format!("{base}_{number}");
+            number += 1;
+        }
+        idents.insert(list, ident);
+    }
+    idents
 }
 
 /// The `resolve` function and the functions it calls.
@@ -112,6 +157,7 @@ pub(crate) fn matcher(context: &Context<'_>) -> String {
         pending: Vec::new(),
         names: BTreeSet::from(["resolve".to_owned()]),
         uses: Uses::default(),
+        param_names: param_names(&context.api.operations),
     };
     let mut items = Code::new();
     if context.docs {
@@ -184,6 +230,16 @@ pub(crate) fn matcher(context: &Context<'_>) -> String {
     out.line(&format!("use {runtime}::{{MethodSet, Resolution}};"));
     out.line("use super::Route;");
     out.blank();
+    if writer.uses.leaf {
+        for (list, ident) in &writer.param_names {
+            let names: Vec<String> = list.iter().map(|name| str_literal(name)).collect();
+            out.line(&format!(
+                "const {ident}: &[&str] = &[{}];",
+                names.join(", ")
+            ));
+        }
+        out.blank();
+    }
     let mut text = out.finish();
     text.push_str(&items.finish());
     text
@@ -342,29 +398,29 @@ impl<'n, 'a> Writer<'n, 'a> {
     }
 
     /// The method dispatch at the end of a path, after `params` parameters: one call of the
-    /// runtime's `leaf` with the routes served there as a constant (their methods, variants
-    /// and parameter names), so that a leaf is one statement whatever its methods.
-    fn leaf(&mut self, code: &mut Code, node: &Node<'_>, params: usize) {
+    /// runtime's `leaf` with the routes served there as an array by value (their methods,
+    /// variants and the constants of their parameters' names), so that a leaf is one
+    /// statement whatever its methods, and no promoted constant.
+    fn leaf(&mut self, code: &mut Code, node: &Node<'a>, params: usize) {
         self.uses.leaf = true;
         let routes: Vec<String> = node
             .leaf
             .iter()
             .map(|(method, op)| {
-                let names: Vec<String> = op
-                    .path_params
-                    .iter()
-                    .map(|p| str_literal(&p.name))
-                    .collect();
+                let names: Vec<&str> = op.path_params.iter().map(|p| p.name.as_str()).collect();
+                let names = self
+                    .param_names
+                    .get(&names)
+                    .map_or("NO_NAMES", String::as_str);
                 format!(
-                    "(MethodSet::{method}, Route::{}, &[{}])",
-                    op.names.variant,
-                    names.join(", ")
+                    "(MethodSet::{method}, Route::{}, {names})",
+                    op.names.variant
                 )
             })
             .collect();
         let values: Vec<String> = (0..params).map(|i| format!("param{i}")).collect();
-        let values = format!("&[{}]", values.join(", "));
-        let routes_text = format!("&[{}]", routes.join(", "));
+        let values = format!("[{}]", values.join(", "));
+        let routes_text = format!("[{}]", routes.join(", "));
         let one_line = format!("return leaf(method, {routes_text}, {values});");
         if code.indent_width() + one_line.len() <= WIDTH {
             code.line(&one_line);
@@ -373,7 +429,7 @@ impl<'n, 'a> Writer<'n, 'a> {
         code.open("return leaf(");
         code.line("method,");
         let routes: Vec<&str> = routes.iter().map(String::as_str).collect();
-        code.list("&[", &routes, "]", ",");
+        code.list("[", &routes, "]", ",");
         code.line(&format!("{values},"));
         code.close(");");
     }

@@ -8,6 +8,10 @@ use ::kubeforge_runtime::route::leaf;
 use ::kubeforge_runtime::{MethodSet, Resolution};
 use super::Route;
 
+const NO_NAMES: &[&str] = &[];
+const NAMES_NAMESPACE: &[&str] = &["namespace"];
+const NAMES_NAMESPACE_NAME: &[&str] = &["namespace", "name"];
+
 /// Resolves a request's method and path to a route and its path parameters.
 ///
 /// `path` is the path without the query string, as `uri.path()` gives it. Matching
@@ -41,8 +45,8 @@ fn resolve_api_v1<'p>(method: &Method, rest: &'p str) -> Resolution<'p, Route> {
         if rest.is_empty() {
             return leaf(
                 method,
-                &[(MethodSet::GET, Route::ListCoreV1EndpointsForAllNamespaces, &[])],
-                &[],
+                [(MethodSet::GET, Route::ListCoreV1EndpointsForAllNamespaces, NO_NAMES)],
+                [],
             );
         }
     } else if let Some(rest) = strip_segments(rest, "/namespaces") {
@@ -51,25 +55,25 @@ fn resolve_api_v1<'p>(method: &Method, rest: &'p str) -> Resolution<'p, Route> {
                 if rest.is_empty() {
                     return leaf(
                         method,
-                        &[
-                            (MethodSet::DELETE, Route::DeleteCoreV1CollectionNamespacedEndpoints, &["namespace"]),
-                            (MethodSet::GET, Route::ListCoreV1NamespacedEndpoints, &["namespace"]),
-                            (MethodSet::POST, Route::CreateCoreV1NamespacedEndpoints, &["namespace"]),
+                        [
+                            (MethodSet::DELETE, Route::DeleteCoreV1CollectionNamespacedEndpoints, NAMES_NAMESPACE),
+                            (MethodSet::GET, Route::ListCoreV1NamespacedEndpoints, NAMES_NAMESPACE),
+                            (MethodSet::POST, Route::CreateCoreV1NamespacedEndpoints, NAMES_NAMESPACE),
                         ],
-                        &[param0],
+                        [param0],
                     );
                 }
                 if let Some((param1, rest)) = param_segment(rest) {
                     if rest.is_empty() {
                         return leaf(
                             method,
-                            &[
-                                (MethodSet::DELETE, Route::DeleteCoreV1NamespacedEndpoints, &["namespace", "name"]),
-                                (MethodSet::GET, Route::ReadCoreV1NamespacedEndpoints, &["namespace", "name"]),
-                                (MethodSet::PATCH, Route::PatchCoreV1NamespacedEndpoints, &["namespace", "name"]),
-                                (MethodSet::PUT, Route::ReplaceCoreV1NamespacedEndpoints, &["namespace", "name"]),
+                            [
+                                (MethodSet::DELETE, Route::DeleteCoreV1NamespacedEndpoints, NAMES_NAMESPACE_NAME),
+                                (MethodSet::GET, Route::ReadCoreV1NamespacedEndpoints, NAMES_NAMESPACE_NAME),
+                                (MethodSet::PATCH, Route::PatchCoreV1NamespacedEndpoints, NAMES_NAMESPACE_NAME),
+                                (MethodSet::PUT, Route::ReplaceCoreV1NamespacedEndpoints, NAMES_NAMESPACE_NAME),
                             ],
-                            &[param0, param1],
+                            [param0, param1],
                         );
                     }
                 }
@@ -77,59 +81,59 @@ fn resolve_api_v1<'p>(method: &Method, rest: &'p str) -> Resolution<'p, Route> {
                 if rest.is_empty() {
                     return leaf(
                         method,
-                        &[
-                            (MethodSet::DELETE, Route::DeleteCoreV1CollectionNamespacedPod, &["namespace"]),
-                            (MethodSet::GET, Route::ListCoreV1NamespacedPod, &["namespace"]),
-                            (MethodSet::POST, Route::CreateCoreV1NamespacedPod, &["namespace"]),
+                        [
+                            (MethodSet::DELETE, Route::DeleteCoreV1CollectionNamespacedPod, NAMES_NAMESPACE),
+                            (MethodSet::GET, Route::ListCoreV1NamespacedPod, NAMES_NAMESPACE),
+                            (MethodSet::POST, Route::CreateCoreV1NamespacedPod, NAMES_NAMESPACE),
                         ],
-                        &[param0],
+                        [param0],
                     );
                 }
                 if let Some((param1, rest)) = param_segment(rest) {
                     if rest.is_empty() {
                         return leaf(
                             method,
-                            &[
-                                (MethodSet::DELETE, Route::DeleteCoreV1NamespacedPod, &["namespace", "name"]),
-                                (MethodSet::GET, Route::ReadCoreV1NamespacedPod, &["namespace", "name"]),
-                                (MethodSet::PATCH, Route::PatchCoreV1NamespacedPod, &["namespace", "name"]),
-                                (MethodSet::PUT, Route::ReplaceCoreV1NamespacedPod, &["namespace", "name"]),
+                            [
+                                (MethodSet::DELETE, Route::DeleteCoreV1NamespacedPod, NAMES_NAMESPACE_NAME),
+                                (MethodSet::GET, Route::ReadCoreV1NamespacedPod, NAMES_NAMESPACE_NAME),
+                                (MethodSet::PATCH, Route::PatchCoreV1NamespacedPod, NAMES_NAMESPACE_NAME),
+                                (MethodSet::PUT, Route::ReplaceCoreV1NamespacedPod, NAMES_NAMESPACE_NAME),
                             ],
-                            &[param0, param1],
+                            [param0, param1],
                         );
                     }
                     if let Some(rest) = strip_segments(rest, "/ephemeralcontainers") {
                         if rest.is_empty() {
                             return leaf(
                                 method,
-                                &[
-                                    (MethodSet::GET, Route::ReadCoreV1NamespacedPodEphemeralcontainers, &["namespace", "name"]),
-                                    (MethodSet::PATCH, Route::PatchCoreV1NamespacedPodEphemeralcontainers, &["namespace", "name"]),
-                                    (MethodSet::PUT, Route::ReplaceCoreV1NamespacedPodEphemeralcontainers, &["namespace", "name"]),
+                                [
+                                    (MethodSet::GET, Route::ReadCoreV1NamespacedPodEphemeralcontainers, NAMES_NAMESPACE_NAME),
+                                    (MethodSet::PATCH, Route::PatchCoreV1NamespacedPodEphemeralcontainers, NAMES_NAMESPACE_NAME),
+                                    (MethodSet::PUT, Route::ReplaceCoreV1NamespacedPodEphemeralcontainers, NAMES_NAMESPACE_NAME),
                                 ],
-                                &[param0, param1],
+                                [param0, param1],
                             );
                         }
                     } else if let Some(rest) = strip_segments(rest, "/log") {
                         if rest.is_empty() {
                             return leaf(
                                 method,
-                                &[
-                                    (MethodSet::GET, Route::ReadCoreV1NamespacedPodLog, &["namespace", "name"]),
+                                [
+                                    (MethodSet::GET, Route::ReadCoreV1NamespacedPodLog, NAMES_NAMESPACE_NAME),
                                 ],
-                                &[param0, param1],
+                                [param0, param1],
                             );
                         }
                     } else if let Some(rest) = strip_segments(rest, "/status") {
                         if rest.is_empty() {
                             return leaf(
                                 method,
-                                &[
-                                    (MethodSet::GET, Route::ReadCoreV1NamespacedPodStatus, &["namespace", "name"]),
-                                    (MethodSet::PATCH, Route::PatchCoreV1NamespacedPodStatus, &["namespace", "name"]),
-                                    (MethodSet::PUT, Route::ReplaceCoreV1NamespacedPodStatus, &["namespace", "name"]),
+                                [
+                                    (MethodSet::GET, Route::ReadCoreV1NamespacedPodStatus, NAMES_NAMESPACE_NAME),
+                                    (MethodSet::PATCH, Route::PatchCoreV1NamespacedPodStatus, NAMES_NAMESPACE_NAME),
+                                    (MethodSet::PUT, Route::ReplaceCoreV1NamespacedPodStatus, NAMES_NAMESPACE_NAME),
                                 ],
-                                &[param0, param1],
+                                [param0, param1],
                             );
                         }
                     }
@@ -140,8 +144,8 @@ fn resolve_api_v1<'p>(method: &Method, rest: &'p str) -> Resolution<'p, Route> {
         if rest.is_empty() {
             return leaf(
                 method,
-                &[(MethodSet::GET, Route::ListCoreV1PodForAllNamespaces, &[])],
-                &[],
+                [(MethodSet::GET, Route::ListCoreV1PodForAllNamespaces, NO_NAMES)],
+                [],
             );
         }
     } else if let Some(rest) = strip_segments(rest, "/watch") {
@@ -149,8 +153,8 @@ fn resolve_api_v1<'p>(method: &Method, rest: &'p str) -> Resolution<'p, Route> {
             if rest.is_empty() {
                 return leaf(
                     method,
-                    &[(MethodSet::GET, Route::WatchCoreV1EndpointsListForAllNamespaces, &[])],
-                    &[],
+                    [(MethodSet::GET, Route::WatchCoreV1EndpointsListForAllNamespaces, NO_NAMES)],
+                    [],
                 );
             }
         } else if let Some(rest) = strip_segments(rest, "/namespaces") {
@@ -159,20 +163,20 @@ fn resolve_api_v1<'p>(method: &Method, rest: &'p str) -> Resolution<'p, Route> {
                     if rest.is_empty() {
                         return leaf(
                             method,
-                            &[
-                                (MethodSet::GET, Route::WatchCoreV1NamespacedEndpointsList, &["namespace"]),
+                            [
+                                (MethodSet::GET, Route::WatchCoreV1NamespacedEndpointsList, NAMES_NAMESPACE),
                             ],
-                            &[param0],
+                            [param0],
                         );
                     }
                     if let Some((param1, rest)) = param_segment(rest) {
                         if rest.is_empty() {
                             return leaf(
                                 method,
-                                &[
-                                    (MethodSet::GET, Route::WatchCoreV1NamespacedEndpoints, &["namespace", "name"]),
+                                [
+                                    (MethodSet::GET, Route::WatchCoreV1NamespacedEndpoints, NAMES_NAMESPACE_NAME),
                                 ],
-                                &[param0, param1],
+                                [param0, param1],
                             );
                         }
                     }
@@ -180,20 +184,20 @@ fn resolve_api_v1<'p>(method: &Method, rest: &'p str) -> Resolution<'p, Route> {
                     if rest.is_empty() {
                         return leaf(
                             method,
-                            &[
-                                (MethodSet::GET, Route::WatchCoreV1NamespacedPodList, &["namespace"]),
+                            [
+                                (MethodSet::GET, Route::WatchCoreV1NamespacedPodList, NAMES_NAMESPACE),
                             ],
-                            &[param0],
+                            [param0],
                         );
                     }
                     if let Some((param1, rest)) = param_segment(rest) {
                         if rest.is_empty() {
                             return leaf(
                                 method,
-                                &[
-                                    (MethodSet::GET, Route::WatchCoreV1NamespacedPod, &["namespace", "name"]),
+                                [
+                                    (MethodSet::GET, Route::WatchCoreV1NamespacedPod, NAMES_NAMESPACE_NAME),
                                 ],
-                                &[param0, param1],
+                                [param0, param1],
                             );
                         }
                     }
@@ -203,8 +207,8 @@ fn resolve_api_v1<'p>(method: &Method, rest: &'p str) -> Resolution<'p, Route> {
             if rest.is_empty() {
                 return leaf(
                     method,
-                    &[(MethodSet::GET, Route::WatchCoreV1PodListForAllNamespaces, &[])],
-                    &[],
+                    [(MethodSet::GET, Route::WatchCoreV1PodListForAllNamespaces, NO_NAMES)],
+                    [],
                 );
             }
         }
@@ -222,8 +226,8 @@ fn resolve_apis<'p>(method: &Method, rest: &'p str) -> Resolution<'p, Route> {
             if rest.is_empty() {
                 return leaf(
                     method,
-                    &[(MethodSet::GET, Route::ListCoordinationV1LeaseForAllNamespaces, &[])],
-                    &[],
+                    [(MethodSet::GET, Route::ListCoordinationV1LeaseForAllNamespaces, NO_NAMES)],
+                    [],
                 );
             }
         } else if let Some(rest) = strip_segments(rest, "/namespaces") {
@@ -232,25 +236,25 @@ fn resolve_apis<'p>(method: &Method, rest: &'p str) -> Resolution<'p, Route> {
                     if rest.is_empty() {
                         return leaf(
                             method,
-                            &[
-                                (MethodSet::DELETE, Route::DeleteCoordinationV1CollectionNamespacedLease, &["namespace"]),
-                                (MethodSet::GET, Route::ListCoordinationV1NamespacedLease, &["namespace"]),
-                                (MethodSet::POST, Route::CreateCoordinationV1NamespacedLease, &["namespace"]),
+                            [
+                                (MethodSet::DELETE, Route::DeleteCoordinationV1CollectionNamespacedLease, NAMES_NAMESPACE),
+                                (MethodSet::GET, Route::ListCoordinationV1NamespacedLease, NAMES_NAMESPACE),
+                                (MethodSet::POST, Route::CreateCoordinationV1NamespacedLease, NAMES_NAMESPACE),
                             ],
-                            &[param0],
+                            [param0],
                         );
                     }
                     if let Some((param1, rest)) = param_segment(rest) {
                         if rest.is_empty() {
                             return leaf(
                                 method,
-                                &[
-                                    (MethodSet::DELETE, Route::DeleteCoordinationV1NamespacedLease, &["namespace", "name"]),
-                                    (MethodSet::GET, Route::ReadCoordinationV1NamespacedLease, &["namespace", "name"]),
-                                    (MethodSet::PATCH, Route::PatchCoordinationV1NamespacedLease, &["namespace", "name"]),
-                                    (MethodSet::PUT, Route::ReplaceCoordinationV1NamespacedLease, &["namespace", "name"]),
+                                [
+                                    (MethodSet::DELETE, Route::DeleteCoordinationV1NamespacedLease, NAMES_NAMESPACE_NAME),
+                                    (MethodSet::GET, Route::ReadCoordinationV1NamespacedLease, NAMES_NAMESPACE_NAME),
+                                    (MethodSet::PATCH, Route::PatchCoordinationV1NamespacedLease, NAMES_NAMESPACE_NAME),
+                                    (MethodSet::PUT, Route::ReplaceCoordinationV1NamespacedLease, NAMES_NAMESPACE_NAME),
                                 ],
-                                &[param0, param1],
+                                [param0, param1],
                             );
                         }
                     }
@@ -261,10 +265,10 @@ fn resolve_apis<'p>(method: &Method, rest: &'p str) -> Resolution<'p, Route> {
                 if rest.is_empty() {
                     return leaf(
                         method,
-                        &[
-                            (MethodSet::GET, Route::WatchCoordinationV1LeaseListForAllNamespaces, &[]),
+                        [
+                            (MethodSet::GET, Route::WatchCoordinationV1LeaseListForAllNamespaces, NO_NAMES),
                         ],
-                        &[],
+                        [],
                     );
                 }
             } else if let Some(rest) = strip_segments(rest, "/namespaces") {
@@ -273,20 +277,20 @@ fn resolve_apis<'p>(method: &Method, rest: &'p str) -> Resolution<'p, Route> {
                         if rest.is_empty() {
                             return leaf(
                                 method,
-                                &[
-                                    (MethodSet::GET, Route::WatchCoordinationV1NamespacedLeaseList, &["namespace"]),
+                                [
+                                    (MethodSet::GET, Route::WatchCoordinationV1NamespacedLeaseList, NAMES_NAMESPACE),
                                 ],
-                                &[param0],
+                                [param0],
                             );
                         }
                         if let Some((param1, rest)) = param_segment(rest) {
                             if rest.is_empty() {
                                 return leaf(
                                     method,
-                                    &[
-                                        (MethodSet::GET, Route::WatchCoordinationV1NamespacedLease, &["namespace", "name"]),
+                                    [
+                                        (MethodSet::GET, Route::WatchCoordinationV1NamespacedLease, NAMES_NAMESPACE_NAME),
                                     ],
-                                    &[param0, param1],
+                                    [param0, param1],
                                 );
                             }
                         }
@@ -299,10 +303,10 @@ fn resolve_apis<'p>(method: &Method, rest: &'p str) -> Resolution<'p, Route> {
             if rest.is_empty() {
                 return leaf(
                     method,
-                    &[
-                        (MethodSet::GET, Route::ListImageOpenshiftIoV1ImageStreamForAllNamespaces, &[]),
+                    [
+                        (MethodSet::GET, Route::ListImageOpenshiftIoV1ImageStreamForAllNamespaces, NO_NAMES),
                     ],
-                    &[],
+                    [],
                 );
             }
         } else if let Some(rest) = strip_segments(rest, "/namespaces") {
@@ -311,37 +315,37 @@ fn resolve_apis<'p>(method: &Method, rest: &'p str) -> Resolution<'p, Route> {
                     if rest.is_empty() {
                         return leaf(
                             method,
-                            &[
-                                (MethodSet::DELETE, Route::DeleteImageOpenshiftIoV1CollectionNamespacedImageStream, &["namespace"]),
-                                (MethodSet::GET, Route::ListImageOpenshiftIoV1NamespacedImageStream, &["namespace"]),
-                                (MethodSet::POST, Route::CreateImageOpenshiftIoV1NamespacedImageStream, &["namespace"]),
+                            [
+                                (MethodSet::DELETE, Route::DeleteImageOpenshiftIoV1CollectionNamespacedImageStream, NAMES_NAMESPACE),
+                                (MethodSet::GET, Route::ListImageOpenshiftIoV1NamespacedImageStream, NAMES_NAMESPACE),
+                                (MethodSet::POST, Route::CreateImageOpenshiftIoV1NamespacedImageStream, NAMES_NAMESPACE),
                             ],
-                            &[param0],
+                            [param0],
                         );
                     }
                     if let Some((param1, rest)) = param_segment(rest) {
                         if rest.is_empty() {
                             return leaf(
                                 method,
-                                &[
-                                    (MethodSet::DELETE, Route::DeleteImageOpenshiftIoV1NamespacedImageStream, &["namespace", "name"]),
-                                    (MethodSet::GET, Route::ReadImageOpenshiftIoV1NamespacedImageStream, &["namespace", "name"]),
-                                    (MethodSet::PATCH, Route::PatchImageOpenshiftIoV1NamespacedImageStream, &["namespace", "name"]),
-                                    (MethodSet::PUT, Route::ReplaceImageOpenshiftIoV1NamespacedImageStream, &["namespace", "name"]),
+                                [
+                                    (MethodSet::DELETE, Route::DeleteImageOpenshiftIoV1NamespacedImageStream, NAMES_NAMESPACE_NAME),
+                                    (MethodSet::GET, Route::ReadImageOpenshiftIoV1NamespacedImageStream, NAMES_NAMESPACE_NAME),
+                                    (MethodSet::PATCH, Route::PatchImageOpenshiftIoV1NamespacedImageStream, NAMES_NAMESPACE_NAME),
+                                    (MethodSet::PUT, Route::ReplaceImageOpenshiftIoV1NamespacedImageStream, NAMES_NAMESPACE_NAME),
                                 ],
-                                &[param0, param1],
+                                [param0, param1],
                             );
                         }
                         if let Some(rest) = strip_segments(rest, "/status") {
                             if rest.is_empty() {
                                 return leaf(
                                     method,
-                                    &[
-                                        (MethodSet::GET, Route::ReadImageOpenshiftIoV1NamespacedImageStreamStatus, &["namespace", "name"]),
-                                        (MethodSet::PATCH, Route::PatchImageOpenshiftIoV1NamespacedImageStreamStatus, &["namespace", "name"]),
-                                        (MethodSet::PUT, Route::ReplaceImageOpenshiftIoV1NamespacedImageStreamStatus, &["namespace", "name"]),
+                                    [
+                                        (MethodSet::GET, Route::ReadImageOpenshiftIoV1NamespacedImageStreamStatus, NAMES_NAMESPACE_NAME),
+                                        (MethodSet::PATCH, Route::PatchImageOpenshiftIoV1NamespacedImageStreamStatus, NAMES_NAMESPACE_NAME),
+                                        (MethodSet::PUT, Route::ReplaceImageOpenshiftIoV1NamespacedImageStreamStatus, NAMES_NAMESPACE_NAME),
                                     ],
-                                    &[param0, param1],
+                                    [param0, param1],
                                 );
                             }
                         }
@@ -353,10 +357,10 @@ fn resolve_apis<'p>(method: &Method, rest: &'p str) -> Resolution<'p, Route> {
                 if rest.is_empty() {
                     return leaf(
                         method,
-                        &[
-                            (MethodSet::GET, Route::WatchImageOpenshiftIoV1ImageStreamListForAllNamespaces, &[]),
+                        [
+                            (MethodSet::GET, Route::WatchImageOpenshiftIoV1ImageStreamListForAllNamespaces, NO_NAMES),
                         ],
-                        &[],
+                        [],
                     );
                 }
             } else if let Some(rest) = strip_segments(rest, "/namespaces") {
@@ -365,20 +369,20 @@ fn resolve_apis<'p>(method: &Method, rest: &'p str) -> Resolution<'p, Route> {
                         if rest.is_empty() {
                             return leaf(
                                 method,
-                                &[
-                                    (MethodSet::GET, Route::WatchImageOpenshiftIoV1NamespacedImageStreamList, &["namespace"]),
+                                [
+                                    (MethodSet::GET, Route::WatchImageOpenshiftIoV1NamespacedImageStreamList, NAMES_NAMESPACE),
                                 ],
-                                &[param0],
+                                [param0],
                             );
                         }
                         if let Some((param1, rest)) = param_segment(rest) {
                             if rest.is_empty() {
                                 return leaf(
                                     method,
-                                    &[
-                                        (MethodSet::GET, Route::WatchImageOpenshiftIoV1NamespacedImageStream, &["namespace", "name"]),
+                                    [
+                                        (MethodSet::GET, Route::WatchImageOpenshiftIoV1NamespacedImageStream, NAMES_NAMESPACE_NAME),
                                     ],
-                                    &[param0, param1],
+                                    [param0, param1],
                                 );
                             }
                         }

@@ -19,7 +19,7 @@
 //! | `r` | a resource: group, version, kind, plural, subresource, scope (`N`amespaced or `C`luster) |
 //! | `b` | a request body: Rust type, required, content types (list) |
 //! | `s` | a response: status, Rust type, description |
-//! | `R` | a route: operation id, method, path, action, resource (index of its `r`), path parameters (list), query parameters (list of `q` indexes), body (index of its `b`), responses (list of `s` indexes), deprecated, description |
+//! | `R` | a route: operation id, method, path, action, resource (index of its `r`), path parameters (list), query parameters (list of `q` indexes), body (index of its `b`), responses (list of `s` indexes), deprecated, description, slash optional (served with its trailing slash and without, as the discovery paths are) |
 //!
 //! An index counts the records of its tag from 0. `q`, `r`, `b` and `s` records come
 //! before the routes that name them; each distinct one is written once.
@@ -31,7 +31,8 @@ use std::sync::OnceLock;
 
 use http::Method;
 
-use super::{Action, BodyInfo, QueryParamInfo, ResourceInfo, ResponseInfo, RouteInfo};
+use super::matcher::Matcher;
+use super::{Action, BodyInfo, QueryParamInfo, Resolution, ResourceInfo, ResponseInfo, RouteInfo};
 use crate::Scope;
 
 /// A route table built from its data the first time it is read, then a slice of
@@ -41,9 +42,19 @@ use crate::Scope;
 ///
 /// Meant for a `static`: the entries and their nested lists are allocated once and live as
 /// long as the process (a table that is dropped leaves them behind).
+///
+/// It also resolves paths ([`resolve`](Self::resolve)), by the rules of a generated
+/// `routes::resolve`, from the table alone.
 pub struct RouteTable {
     data: &'static str,
-    routes: OnceLock<&'static [RouteInfo]>,
+    routes: OnceLock<Decoded>,
+    matcher: OnceLock<Matcher>,
+}
+
+/// The entries, and which of them are also served with their trailing slash toggled.
+struct Decoded {
+    routes: &'static [RouteInfo],
+    slash_optional: Vec<bool>,
 }
 
 impl RouteTable {
@@ -53,13 +64,48 @@ impl RouteTable {
         RouteTable {
             data,
             routes: OnceLock::new(),
+            matcher: OnceLock::new(),
         }
     }
 
     /// The entries, built from the data on the first call.
     #[must_use]
     pub fn routes(&self) -> &'static [RouteInfo] {
+        self.decoded().routes
+    }
+
+    fn decoded(&self) -> &Decoded {
         self.routes.get_or_init(|| decode(self.data))
+    }
+
+    /// Resolves a request's method and path to a route and its path parameters, by the rules
+    /// the generated `routes::resolve` documents (the answers are the same): matching is exact
+    /// and case-sensitive; static segments beat parameters; a parameter is one non-empty
+    /// segment, kept percent-encoded; a route whose record says so (the discovery paths) is
+    /// served with and without its trailing slash; elsewhere a trailing slash, an empty
+    /// segment, a `.` or `..` parameter, or a `?` or `#` in the path never match; a known
+    /// path with another method gives `MethodNotAllowed` with the methods it serves.
+    ///
+    /// `routes` names the table's entries in table order (the generated `Route::ALL`): the
+    /// answer is the entry's name. The matcher, a trie of the table's path templates, is
+    /// built on the first call; after it, resolving allocates nothing.
+    #[inline]
+    #[must_use]
+    pub fn resolve<'p, R: Copy>(
+        &self,
+        method: &Method,
+        path: &'p str,
+        routes: &[R],
+    ) -> Resolution<'p, R> {
+        self.matcher().resolve(method, path, routes)
+    }
+
+    #[inline]
+    fn matcher(&self) -> &Matcher {
+        self.matcher.get_or_init(|| {
+            let decoded = self.decoded();
+            Matcher::new(decoded.routes, &decoded.slash_optional)
+        })
     }
 }
 
@@ -103,9 +149,10 @@ struct Decoder {
 /// field that does not parse is empty (`false`, `None`, `""`, `GET`), an index out of range
 /// names nothing, and every `R` record still gives one entry, so that `Route as usize`
 /// indexes the table.
-fn decode(data: &'static str) -> &'static [RouteInfo] {
+fn decode(data: &'static str) -> Decoded {
     let mut decoder = Decoder::default();
     let mut routes = Vec::new();
+    let mut slash_optional = Vec::new();
     for record in data.split('\n') {
         let mut fields = record.split('\t');
         let tag = fields.next().unwrap_or_default();
@@ -166,11 +213,15 @@ fn decode(data: &'static str) -> &'static [RouteInfo] {
                     description: unescape(next()),
                 };
                 routes.push(route);
+                slash_optional.push(next() == "1");
             }
             _ => {}
         }
     }
-    Box::leak(routes.into_boxed_slice())
+    Decoded {
+        routes: Box::leak(routes.into_boxed_slice()),
+        slash_optional,
+    }
 }
 
 impl Decoder {
@@ -389,6 +440,9 @@ pub struct RouteData<'a> {
     pub deprecated: bool,
     /// What the operation does.
     pub description: &'a str,
+    /// Whether the route is also served with its trailing slash toggled (removed, or added
+    /// when it has none), as the API server serves the discovery paths.
+    pub slash_optional: bool,
 }
 
 impl TableWriter {
@@ -468,6 +522,7 @@ impl TableWriter {
             responses.join(","),
             flag(route.deprecated).to_owned(),
             field(route.description),
+            flag(route.slash_optional).to_owned(),
         ];
         self.routes.push_str(&fields.join("\t"));
         self.routes.push('\n');
@@ -580,6 +635,7 @@ mod tests {
             responses: vec![ok],
             deprecated: false,
             description: "List pods, in a namespace.",
+            slash_optional: false,
         });
         writer.route(&RouteData {
             operation_id: "connectCoreV1GetNamespacedPodProxy",
@@ -601,6 +657,7 @@ mod tests {
             responses: vec![ok, ResponseData { ty: None, ..ok }],
             deprecated: true,
             description: "",
+            slash_optional: true,
         });
         let data = writer.finish();
         // Each distinct record once: `list` three times is one `q`, and the response
@@ -643,6 +700,7 @@ mod tests {
         assert_eq!(second.responses[1].ty, None);
         assert_eq!(second.description, "");
         assert_eq!((&table).into_iter().count(), 2);
+        assert_eq!(table.decoded().slash_optional, [false, true]);
     }
 
     #[test]

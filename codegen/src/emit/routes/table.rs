@@ -245,6 +245,7 @@ impl OwnedRoute<'_> {
                 .collect(),
             deprecated: op.deprecated,
             description: op.description.as_deref().unwrap_or_default(),
+            slash_optional: op.slash_optional,
         }
     }
 }
