@@ -106,11 +106,10 @@ struct Writer<'n, 'a> {
 /// instead of borrowing an array (a promoted constant, a MIR body of its own, at every leaf).
 /// Two lists whose names spell the same identifier are told apart by a number, in the
 /// lists' order.
-fn param_names(operations: &[Operation]) -> BTreeMap<Vec<&str>, String> {
-    let lists: BTreeSet<Vec<&str>> = operations
-        .iter()
-        .map(|op| op.path_params.iter().map(|p| p.name.as_str()).collect())
-        .collect();
+fn param_names<'a>(
+    lists: impl IntoIterator<Item = Vec<&'a str>>,
+) -> BTreeMap<Vec<&'a str>, String> {
+    let lists: BTreeSet<Vec<&str>> = lists.into_iter().collect();
     let mut taken = BTreeSet::new();
     let mut idents = BTreeMap::new();
     for list in lists {
@@ -157,7 +156,13 @@ pub(crate) fn matcher(context: &Context<'_>) -> String {
         pending: Vec::new(),
         names: BTreeSet::from(["resolve".to_owned()]),
         uses: Uses::default(),
-        param_names: param_names(&context.api.operations),
+        param_names: param_names(
+            context
+                .api
+                .operations
+                .iter()
+                .map(|op| op.path_params.iter().map(|p| p.name.as_str()).collect()),
+        ),
     };
     let mut items = Code::new();
     if context.docs {
@@ -448,4 +453,33 @@ fn run<'n, 'a>(text: &str, mut child: &'n Node<'a>) -> (String, &'n Node<'a>) {
         child = grandchild;
     }
     (prefix, child)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::param_names;
+
+    #[test]
+    fn names_constants_are_distinct_identifiers_named_after_their_names() {
+        let names = param_names([
+            vec!["namespace", "name"],
+            vec![],
+            vec!["a-b"],
+            vec!["a_b"],
+            vec!["a.b"],
+            vec!["namespace", "name"],
+        ]);
+        let idents: Vec<&str> = names.values().map(String::as_str).collect();
+        // Lists in order: [], ["a-b"], ["a.b"], ["a_b"], ["namespace", "name"].
+        assert_eq!(
+            idents,
+            [
+                "NO_NAMES",
+                "NAMES_A_B",
+                "NAMES_A_B_2",
+                "NAMES_A_B_3",
+                "NAMES_NAMESPACE_NAME"
+            ]
+        );
+    }
 }
