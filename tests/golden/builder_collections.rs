@@ -73,10 +73,18 @@ pub mod com {
                 impl Eq for Policy {}
 
                 impl ::serde::Serialize for Policy {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        let len = 1 + self.unknown_fields.len();
-                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(Some(len))?);
+                        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+                    }
+                }
+
+                impl ::kubeforge_runtime::serde_struct::WriteFields for Policy {
+                    #[allow(clippy::too_many_lines)]
+                    fn write_fields<M: ::serde::ser::SerializeMap>(
+                        &self,
+                        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+                    ) {
                         'entries: {
                             if state.entry("name", &self.name) {
                                 break 'entries;
@@ -85,7 +93,6 @@ pub mod com {
                                 break 'entries;
                             }
                         }
-                        state.end()
                     }
                 }
 
@@ -220,23 +227,18 @@ pub mod com {
                 impl Eq for Volume {}
 
                 impl ::serde::Serialize for Volume {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        let len = if serializer.is_human_readable() {
-                            None
-                        } else {
-                            let mut len = 2 + self.unknown_fields.len();
-                            len += usize::from(self.labels.is_some());
-                            len += usize::from(self.data.is_some());
-                            len += usize::from(self.command.is_some());
-                            len += usize::from(self.pod_ips.is_some());
-                            len += usize::from(self.pod_ip.is_some());
-                            len += usize::from(self.policies.is_some());
-                            len += usize::from(self.limits.is_some());
-                            len += usize::from(self.matrix.is_some());
-                            Some(len)
-                        };
-                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+                    }
+                }
+
+                impl ::kubeforge_runtime::serde_struct::WriteFields for Volume {
+                    #[allow(clippy::too_many_lines)]
+                    fn write_fields<M: ::serde::ser::SerializeMap>(
+                        &self,
+                        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+                    ) {
                         'entries: {
                             if state.entry("mountOptions", &self.mount_options) {
                                 break 'entries;
@@ -272,7 +274,6 @@ pub mod com {
                                 break 'entries;
                             }
                         }
-                        state.end()
                     }
                 }
 

@@ -61,16 +61,18 @@ pub mod io {
                 impl Eq for Limits {}
 
                 impl ::serde::Serialize for Limits {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        let len = if serializer.is_human_readable() {
-                            None
-                        } else {
-                            let mut len = 1 + self.unknown_fields.len();
-                            len += usize::from(self.burst.is_some());
-                            Some(len)
-                        };
-                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+                    }
+                }
+
+                impl ::kubeforge_runtime::serde_struct::WriteFields for Limits {
+                    #[allow(clippy::too_many_lines)]
+                    fn write_fields<M: ::serde::ser::SerializeMap>(
+                        &self,
+                        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+                    ) {
                         'entries: {
                             if state.entry("cpu", &self.cpu) {
                                 break 'entries;
@@ -82,7 +84,6 @@ pub mod io {
                                 break 'entries;
                             }
                         }
-                        state.end()
                     }
                 }
 
@@ -215,31 +216,18 @@ pub mod io {
                 }
 
                 impl ::serde::Serialize for Settings {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        let len = if serializer.is_human_readable() {
-                            None
-                        } else {
-                            let mut len = 1 + self.unknown_fields.len();
-                            len += usize::from(self.name.is_some());
-                            len += usize::from(self.retries.is_some());
-                            len += usize::from(self.budget.is_some());
-                            len += usize::from(self.ratio.is_some());
-                            len += usize::from(self.scale.is_some());
-                            len += usize::from(self.enabled.is_some());
-                            len += usize::from(self.since.is_some());
-                            len += usize::from(self.key.is_some());
-                            len += usize::from(self.args.is_some());
-                            len += usize::from(self.ports.is_some());
-                            len += usize::from(self.limits.is_some());
-                            len += usize::from(self.policy.is_some());
-                            len += usize::from(self.label.is_some());
-                            len += usize::from(self.zero.is_some());
-                            len += usize::from(self.empty.is_some());
-                            len += usize::from(self.incomplete.is_some());
-                            Some(len)
-                        };
-                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+                    }
+                }
+
+                impl ::kubeforge_runtime::serde_struct::WriteFields for Settings {
+                    #[allow(clippy::too_many_lines)]
+                    fn write_fields<M: ::serde::ser::SerializeMap>(
+                        &self,
+                        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+                    ) {
                         'entries: {
                             if state.entry("mode", &self.mode) {
                                 break 'entries;
@@ -296,7 +284,6 @@ pub mod io {
                                 break 'entries;
                             }
                         }
-                        state.end()
                     }
                 }
 

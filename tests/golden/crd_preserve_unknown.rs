@@ -98,20 +98,18 @@ pub mod io {
                 impl Eq for Workflow {}
 
                 impl ::serde::Serialize for Workflow {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        let len = if serializer.is_human_readable() {
-                            None
-                        } else {
-                            let mut len = self.unknown_fields.len();
-                            len += usize::from(self.spec.is_some());
-                            len += usize::from(self.status.is_some());
-                            len += usize::from(self.metadata.is_some());
-                            len += usize::from(self.api_version.is_present());
-                            len += usize::from(self.kind.is_present());
-                            Some(len)
-                        };
-                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+                    }
+                }
+
+                impl ::kubeforge_runtime::serde_struct::WriteFields for Workflow {
+                    #[allow(clippy::too_many_lines)]
+                    fn write_fields<M: ::serde::ser::SerializeMap>(
+                        &self,
+                        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+                    ) {
                         'entries: {
                             if state.optional("spec", self.spec.as_ref()) {
                                 break 'entries;
@@ -132,7 +130,6 @@ pub mod io {
                                 break 'entries;
                             }
                         }
-                        state.end()
                     }
                 }
 
@@ -889,16 +886,18 @@ pub mod io {
                 impl Eq for WorkflowSpec {}
 
                 impl ::serde::Serialize for WorkflowSpec {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        let len = if serializer.is_human_readable() {
-                            None
-                        } else {
-                            let mut len = self.unknown_fields.len();
-                            len += usize::from(self.entrypoint.is_some());
-                            Some(len)
-                        };
-                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+                    }
+                }
+
+                impl ::kubeforge_runtime::serde_struct::WriteFields for WorkflowSpec {
+                    #[allow(clippy::too_many_lines)]
+                    fn write_fields<M: ::serde::ser::SerializeMap>(
+                        &self,
+                        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+                    ) {
                         'entries: {
                             if state.optional("entrypoint", self.entrypoint.as_ref()) {
                                 break 'entries;
@@ -907,7 +906,6 @@ pub mod io {
                                 break 'entries;
                             }
                         }
-                        state.end()
                     }
                 }
 
@@ -1027,18 +1025,18 @@ pub mod io {
                 impl Eq for WorkflowList {}
 
                 impl ::serde::Serialize for WorkflowList {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        let len = if serializer.is_human_readable() {
-                            None
-                        } else {
-                            let mut len = 1 + self.unknown_fields.len();
-                            len += usize::from(self.api_version.is_present());
-                            len += usize::from(self.kind.is_present());
-                            len += usize::from(self.metadata.is_some());
-                            Some(len)
-                        };
-                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+                    }
+                }
+
+                impl ::kubeforge_runtime::serde_struct::WriteFields for WorkflowList {
+                    #[allow(clippy::too_many_lines)]
+                    fn write_fields<M: ::serde::ser::SerializeMap>(
+                        &self,
+                        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+                    ) {
                         'entries: {
                             if state.entry_if("apiVersion", &self.api_version, self.api_version.is_present()) {
                                 break 'entries;
@@ -1056,7 +1054,6 @@ pub mod io {
                                 break 'entries;
                             }
                         }
-                        state.end()
                     }
                 }
 
@@ -1265,18 +1262,18 @@ pub mod io {
                 impl Eq for Workflow {}
 
                 impl ::serde::Serialize for Workflow {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        let len = if serializer.is_human_readable() {
-                            None
-                        } else {
-                            let mut len = self.unknown_fields.len();
-                            len += usize::from(self.metadata.is_some());
-                            len += usize::from(self.api_version.is_present());
-                            len += usize::from(self.kind.is_present());
-                            Some(len)
-                        };
-                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+                    }
+                }
+
+                impl ::kubeforge_runtime::serde_struct::WriteFields for Workflow {
+                    #[allow(clippy::too_many_lines)]
+                    fn write_fields<M: ::serde::ser::SerializeMap>(
+                        &self,
+                        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+                    ) {
                         'entries: {
                             if state.optional("metadata", self.metadata.as_ref()) {
                                 break 'entries;
@@ -1291,7 +1288,6 @@ pub mod io {
                                 break 'entries;
                             }
                         }
-                        state.end()
                     }
                 }
 
@@ -2028,18 +2024,18 @@ pub mod io {
                 impl Eq for WorkflowList {}
 
                 impl ::serde::Serialize for WorkflowList {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        let len = if serializer.is_human_readable() {
-                            None
-                        } else {
-                            let mut len = 1 + self.unknown_fields.len();
-                            len += usize::from(self.api_version.is_present());
-                            len += usize::from(self.kind.is_present());
-                            len += usize::from(self.metadata.is_some());
-                            Some(len)
-                        };
-                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+                    }
+                }
+
+                impl ::kubeforge_runtime::serde_struct::WriteFields for WorkflowList {
+                    #[allow(clippy::too_many_lines)]
+                    fn write_fields<M: ::serde::ser::SerializeMap>(
+                        &self,
+                        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+                    ) {
                         'entries: {
                             if state.entry_if("apiVersion", &self.api_version, self.api_version.is_present()) {
                                 break 'entries;
@@ -2057,7 +2053,6 @@ pub mod io {
                                 break 'entries;
                             }
                         }
-                        state.end()
                     }
                 }
 

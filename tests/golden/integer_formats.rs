@@ -66,20 +66,18 @@ pub mod io {
                 impl Eq for Counters {}
 
                 impl ::serde::Serialize for Counters {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        let len = if serializer.is_human_readable() {
-                            None
-                        } else {
-                            let mut len = 1 + self.unknown_fields.len();
-                            len += usize::from(self.small.is_some());
-                            len += usize::from(self.count.is_some());
-                            len += usize::from(self.total.is_some());
-                            len += usize::from(self.plain.is_some());
-                            len += usize::from(self.sizes.is_some());
-                            Some(len)
-                        };
-                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+                    }
+                }
+
+                impl ::kubeforge_runtime::serde_struct::WriteFields for Counters {
+                    #[allow(clippy::too_many_lines)]
+                    fn write_fields<M: ::serde::ser::SerializeMap>(
+                        &self,
+                        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+                    ) {
                         'entries: {
                             if state.entry("bytes", &self.bytes) {
                                 break 'entries;
@@ -103,7 +101,6 @@ pub mod io {
                                 break 'entries;
                             }
                         }
-                        state.end()
                     }
                 }
 

@@ -63,16 +63,18 @@ pub mod io {
                     impl Eq for Option_ {}
 
                     impl ::serde::Serialize for Option_ {
-                        #[allow(clippy::too_many_lines)]
+                        #[inline]
                         fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                            let len = if serializer.is_human_readable() {
-                                None
-                            } else {
-                                let mut len = self.unknown_fields.len();
-                                len += usize::from(self.value.is_some());
-                                Some(len)
-                            };
-                            let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                            ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+                        }
+                    }
+
+                    impl ::kubeforge_runtime::serde_struct::WriteFields for Option_ {
+                        #[allow(clippy::too_many_lines)]
+                        fn write_fields<M: ::serde::ser::SerializeMap>(
+                            &self,
+                            state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+                        ) {
                             'entries: {
                                 if state.optional("value", self.value.as_ref()) {
                                     break 'entries;
@@ -81,7 +83,6 @@ pub mod io {
                                     break 'entries;
                                 }
                             }
-                            state.end()
                         }
                     }
 
@@ -204,28 +205,18 @@ pub mod io {
                 impl Eq for Keywords {}
 
                 impl ::serde::Serialize for Keywords {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        let len = if serializer.is_human_readable() {
-                            None
-                        } else {
-                            let mut len = 1 + self.unknown_fields.len();
-                            len += usize::from(self.ref_.is_some());
-                            len += usize::from(self.schema.is_some());
-                            len += usize::from(self._1st_place.is_some());
-                            len += usize::from(self.async_.is_some());
-                            len += usize::from(self.continue_.is_some());
-                            len += usize::from(self.crate_.is_some());
-                            len += usize::from(self.dash_separated_name.is_some());
-                            len += usize::from(self.external_ips.is_some());
-                            len += usize::from(self.foo_bar_2.is_some());
-                            len += usize::from(self.foo_bar.is_some());
-                            len += usize::from(self.ref_2.is_some());
-                            len += usize::from(self.self_.is_some());
-                            len += usize::from(self.x_kubernetes_list_type.is_some());
-                            Some(len)
-                        };
-                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+                    }
+                }
+
+                impl ::kubeforge_runtime::serde_struct::WriteFields for Keywords {
+                    #[allow(clippy::too_many_lines)]
+                    fn write_fields<M: ::serde::ser::SerializeMap>(
+                        &self,
+                        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+                    ) {
                         'entries: {
                             if state.optional("$ref", self.ref_.as_ref()) {
                                 break 'entries;
@@ -273,7 +264,6 @@ pub mod io {
                                 break 'entries;
                             }
                         }
-                        state.end()
                     }
                 }
 
@@ -598,16 +588,18 @@ pub mod io {
                 impl Eq for Type {}
 
                 impl ::serde::Serialize for Type {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        let len = if serializer.is_human_readable() {
-                            None
-                        } else {
-                            let mut len = self.unknown_fields.len();
-                            len += usize::from(self.self_.is_some());
-                            Some(len)
-                        };
-                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+                    }
+                }
+
+                impl ::kubeforge_runtime::serde_struct::WriteFields for Type {
+                    #[allow(clippy::too_many_lines)]
+                    fn write_fields<M: ::serde::ser::SerializeMap>(
+                        &self,
+                        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+                    ) {
                         'entries: {
                             if state.optional("Self", self.self_.as_ref()) {
                                 break 'entries;
@@ -616,7 +608,6 @@ pub mod io {
                                 break 'entries;
                             }
                         }
-                        state.end()
                     }
                 }
 

@@ -65,10 +65,18 @@ pub mod io {
                 impl Eq for Even {}
 
                 impl ::serde::Serialize for Even {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        let len = 1 + self.unknown_fields.len();
-                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(Some(len))?);
+                        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+                    }
+                }
+
+                impl ::kubeforge_runtime::serde_struct::WriteFields for Even {
+                    #[allow(clippy::too_many_lines)]
+                    fn write_fields<M: ::serde::ser::SerializeMap>(
+                        &self,
+                        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+                    ) {
                         'entries: {
                             if state.entry("odd", &self.odd) {
                                 break 'entries;
@@ -77,7 +85,6 @@ pub mod io {
                                 break 'entries;
                             }
                         }
-                        state.end()
                     }
                 }
 
@@ -203,16 +210,18 @@ pub mod io {
                 impl Eq for Leaf {}
 
                 impl ::serde::Serialize for Leaf {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        let len = if serializer.is_human_readable() {
-                            None
-                        } else {
-                            let mut len = self.unknown_fields.len();
-                            len += usize::from(self.name.is_some());
-                            Some(len)
-                        };
-                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+                    }
+                }
+
+                impl ::kubeforge_runtime::serde_struct::WriteFields for Leaf {
+                    #[allow(clippy::too_many_lines)]
+                    fn write_fields<M: ::serde::ser::SerializeMap>(
+                        &self,
+                        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+                    ) {
                         'entries: {
                             if state.optional("name", self.name.as_ref()) {
                                 break 'entries;
@@ -221,7 +230,6 @@ pub mod io {
                                 break 'entries;
                             }
                         }
-                        state.end()
                     }
                 }
 
@@ -329,19 +337,18 @@ pub mod io {
                 impl Eq for Node {}
 
                 impl ::serde::Serialize for Node {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        let len = if serializer.is_human_readable() {
-                            None
-                        } else {
-                            let mut len = self.unknown_fields.len();
-                            len += usize::from(self.children.is_some());
-                            len += usize::from(self.next.is_some());
-                            len += usize::from(self.by_name.is_some());
-                            len += usize::from(self.value.is_some());
-                            Some(len)
-                        };
-                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+                    }
+                }
+
+                impl ::kubeforge_runtime::serde_struct::WriteFields for Node {
+                    #[allow(clippy::too_many_lines)]
+                    fn write_fields<M: ::serde::ser::SerializeMap>(
+                        &self,
+                        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+                    ) {
                         'entries: {
                             if state.optional("children", self.children.as_ref()) {
                                 break 'entries;
@@ -359,7 +366,6 @@ pub mod io {
                                 break 'entries;
                             }
                         }
-                        state.end()
                     }
                 }
 
@@ -536,17 +542,18 @@ pub mod io {
                 impl Eq for Odd {}
 
                 impl ::serde::Serialize for Odd {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        let len = if serializer.is_human_readable() {
-                            None
-                        } else {
-                            let mut len = self.unknown_fields.len();
-                            len += usize::from(self.even.is_some());
-                            len += usize::from(self.leaf.is_some());
-                            Some(len)
-                        };
-                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+                    }
+                }
+
+                impl ::kubeforge_runtime::serde_struct::WriteFields for Odd {
+                    #[allow(clippy::too_many_lines)]
+                    fn write_fields<M: ::serde::ser::SerializeMap>(
+                        &self,
+                        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+                    ) {
                         'entries: {
                             if state.optional("even", self.even.as_ref()) {
                                 break 'entries;
@@ -558,7 +565,6 @@ pub mod io {
                                 break 'entries;
                             }
                         }
-                        state.end()
                     }
                 }
 
@@ -687,18 +693,18 @@ pub mod io {
                 impl Eq for Props {}
 
                 impl ::serde::Serialize for Props {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        let len = if serializer.is_human_readable() {
-                            None
-                        } else {
-                            let mut len = self.unknown_fields.len();
-                            len += usize::from(self.not.is_some());
-                            len += usize::from(self.items.is_some());
-                            len += usize::from(self.properties.is_some());
-                            Some(len)
-                        };
-                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+                    }
+                }
+
+                impl ::kubeforge_runtime::serde_struct::WriteFields for Props {
+                    #[allow(clippy::too_many_lines)]
+                    fn write_fields<M: ::serde::ser::SerializeMap>(
+                        &self,
+                        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+                    ) {
                         'entries: {
                             if state.optional("not", self.not.as_ref()) {
                                 break 'entries;
@@ -713,7 +719,6 @@ pub mod io {
                                 break 'entries;
                             }
                         }
-                        state.end()
                     }
                 }
 

@@ -114,18 +114,18 @@ pub mod com {
                 impl Eq for Gadget {}
 
                 impl ::serde::Serialize for Gadget {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        let len = if serializer.is_human_readable() {
-                            None
-                        } else {
-                            let mut len = 1 + self.unknown_fields.len();
-                            len += usize::from(self.api_version.is_present());
-                            len += usize::from(self.kind.is_present());
-                            len += usize::from(self.metadata.is_some());
-                            Some(len)
-                        };
-                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+                    }
+                }
+
+                impl ::kubeforge_runtime::serde_struct::WriteFields for Gadget {
+                    #[allow(clippy::too_many_lines)]
+                    fn write_fields<M: ::serde::ser::SerializeMap>(
+                        &self,
+                        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+                    ) {
                         'entries: {
                             if state.entry_if("apiVersion", &self.api_version, self.api_version.is_present()) {
                                 break 'entries;
@@ -143,7 +143,6 @@ pub mod com {
                                 break 'entries;
                             }
                         }
-                        state.end()
                     }
                 }
 
@@ -431,16 +430,18 @@ pub mod com {
                 impl Eq for GadgetSpec {}
 
                 impl ::serde::Serialize for GadgetSpec {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        let len = if serializer.is_human_readable() {
-                            None
-                        } else {
-                            let mut len = 1 + self.unknown_fields.len();
-                            len += usize::from(self.color.is_some());
-                            Some(len)
-                        };
-                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+                    }
+                }
+
+                impl ::kubeforge_runtime::serde_struct::WriteFields for GadgetSpec {
+                    #[allow(clippy::too_many_lines)]
+                    fn write_fields<M: ::serde::ser::SerializeMap>(
+                        &self,
+                        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+                    ) {
                         'entries: {
                             if state.entry("size", &self.size) {
                                 break 'entries;
@@ -452,7 +453,6 @@ pub mod com {
                                 break 'entries;
                             }
                         }
-                        state.end()
                     }
                 }
 
@@ -582,18 +582,18 @@ pub mod com {
                 impl Eq for GadgetList {}
 
                 impl ::serde::Serialize for GadgetList {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        let len = if serializer.is_human_readable() {
-                            None
-                        } else {
-                            let mut len = 1 + self.unknown_fields.len();
-                            len += usize::from(self.api_version.is_present());
-                            len += usize::from(self.kind.is_present());
-                            len += usize::from(self.metadata.is_some());
-                            Some(len)
-                        };
-                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+                    }
+                }
+
+                impl ::kubeforge_runtime::serde_struct::WriteFields for GadgetList {
+                    #[allow(clippy::too_many_lines)]
+                    fn write_fields<M: ::serde::ser::SerializeMap>(
+                        &self,
+                        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+                    ) {
                         'entries: {
                             if state.entry_if("apiVersion", &self.api_version, self.api_version.is_present()) {
                                 break 'entries;
@@ -611,7 +611,6 @@ pub mod com {
                                 break 'entries;
                             }
                         }
-                        state.end()
                     }
                 }
 
@@ -805,18 +804,18 @@ pub mod com {
                 impl Eq for Gizmo {}
 
                 impl ::serde::Serialize for Gizmo {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        let len = if serializer.is_human_readable() {
-                            None
-                        } else {
-                            let mut len = self.unknown_fields.len();
-                            len += usize::from(self.api_version.is_present());
-                            len += usize::from(self.kind.is_present());
-                            len += usize::from(self.metadata.is_some());
-                            Some(len)
-                        };
-                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+                    }
+                }
+
+                impl ::kubeforge_runtime::serde_struct::WriteFields for Gizmo {
+                    #[allow(clippy::too_many_lines)]
+                    fn write_fields<M: ::serde::ser::SerializeMap>(
+                        &self,
+                        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+                    ) {
                         'entries: {
                             if state.entry_if("apiVersion", &self.api_version, self.api_version.is_present()) {
                                 break 'entries;
@@ -831,7 +830,6 @@ pub mod com {
                                 break 'entries;
                             }
                         }
-                        state.end()
                     }
                 }
 
@@ -1025,18 +1023,18 @@ pub mod com {
                 impl Eq for Options {}
 
                 impl ::serde::Serialize for Options {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        let len = if serializer.is_human_readable() {
-                            None
-                        } else {
-                            let mut len = self.unknown_fields.len();
-                            len += usize::from(self.api_version.is_some());
-                            len += usize::from(self.kind.is_some());
-                            len += usize::from(self.dry_run.is_some());
-                            Some(len)
-                        };
-                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+                    }
+                }
+
+                impl ::kubeforge_runtime::serde_struct::WriteFields for Options {
+                    #[allow(clippy::too_many_lines)]
+                    fn write_fields<M: ::serde::ser::SerializeMap>(
+                        &self,
+                        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+                    ) {
                         'entries: {
                             if state.optional("apiVersion", self.api_version.as_ref()) {
                                 break 'entries;
@@ -1051,7 +1049,6 @@ pub mod com {
                                 break 'entries;
                             }
                         }
-                        state.end()
                     }
                 }
 

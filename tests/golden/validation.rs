@@ -95,19 +95,18 @@ pub mod io {
                 }
 
                 impl ::serde::Serialize for Gadget {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        let len = if serializer.is_human_readable() {
-                            None
-                        } else {
-                            let mut len = self.unknown_fields.len();
-                            len += usize::from(self.spec.is_some());
-                            len += usize::from(self.metadata.is_some());
-                            len += usize::from(self.api_version.is_present());
-                            len += usize::from(self.kind.is_present());
-                            Some(len)
-                        };
-                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+                    }
+                }
+
+                impl ::kubeforge_runtime::serde_struct::WriteFields for Gadget {
+                    #[allow(clippy::too_many_lines)]
+                    fn write_fields<M: ::serde::ser::SerializeMap>(
+                        &self,
+                        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+                    ) {
                         'entries: {
                             if state.optional("spec", self.spec.as_ref()) {
                                 break 'entries;
@@ -125,7 +124,6 @@ pub mod io {
                                 break 'entries;
                             }
                         }
-                        state.end()
                     }
                 }
 
@@ -871,23 +869,18 @@ pub mod io {
                 }
 
                 impl ::serde::Serialize for GadgetSpec {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        let len = if serializer.is_human_readable() {
-                            None
-                        } else {
-                            let mut len = 1 + self.unknown_fields.len();
-                            len += usize::from(self.max_surge.is_some());
-                            len += usize::from(self.ratio.is_some());
-                            len += usize::from(self.mode.is_some());
-                            len += usize::from(self.name.is_some());
-                            len += usize::from(self.uid.is_some());
-                            len += usize::from(self.legacy.is_some());
-                            len += usize::from(self.tags.is_some());
-                            len += usize::from(self.ports.is_some());
-                            Some(len)
-                        };
-                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+                    }
+                }
+
+                impl ::kubeforge_runtime::serde_struct::WriteFields for GadgetSpec {
+                    #[allow(clippy::too_many_lines)]
+                    fn write_fields<M: ::serde::ser::SerializeMap>(
+                        &self,
+                        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+                    ) {
                         'entries: {
                             if state.entry("replicas", &self.replicas) {
                                 break 'entries;
@@ -920,7 +913,6 @@ pub mod io {
                                 break 'entries;
                             }
                         }
-                        state.end()
                     }
                 }
 
@@ -1178,16 +1170,18 @@ pub mod io {
                 impl Eq for GadgetSpecPorts {}
 
                 impl ::serde::Serialize for GadgetSpecPorts {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        let len = if serializer.is_human_readable() {
-                            None
-                        } else {
-                            let mut len = 2 + self.unknown_fields.len();
-                            len += usize::from(self.port.is_some());
-                            Some(len)
-                        };
-                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+                    }
+                }
+
+                impl ::kubeforge_runtime::serde_struct::WriteFields for GadgetSpecPorts {
+                    #[allow(clippy::too_many_lines)]
+                    fn write_fields<M: ::serde::ser::SerializeMap>(
+                        &self,
+                        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+                    ) {
                         'entries: {
                             if state.entry("name", &self.name) {
                                 break 'entries;
@@ -1202,7 +1196,6 @@ pub mod io {
                                 break 'entries;
                             }
                         }
-                        state.end()
                     }
                 }
 
@@ -1369,18 +1362,18 @@ pub mod io {
                 }
 
                 impl ::serde::Serialize for GadgetList {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        let len = if serializer.is_human_readable() {
-                            None
-                        } else {
-                            let mut len = 1 + self.unknown_fields.len();
-                            len += usize::from(self.api_version.is_present());
-                            len += usize::from(self.kind.is_present());
-                            len += usize::from(self.metadata.is_some());
-                            Some(len)
-                        };
-                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+                    }
+                }
+
+                impl ::kubeforge_runtime::serde_struct::WriteFields for GadgetList {
+                    #[allow(clippy::too_many_lines)]
+                    fn write_fields<M: ::serde::ser::SerializeMap>(
+                        &self,
+                        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+                    ) {
                         'entries: {
                             if state.entry_if("apiVersion", &self.api_version, self.api_version.is_present()) {
                                 break 'entries;
@@ -1398,7 +1391,6 @@ pub mod io {
                                 break 'entries;
                             }
                         }
-                        state.end()
                     }
                 }
 

@@ -131,6 +131,14 @@ pub const MUTANTS: &[Mutant] = &[
         tests: &["kubeforge-tests:round_trip:a_failed_write_ends_the_object_with_its_error"],
     },
     Mutant {
+        name: "compact-length-uncounted",
+        breaks: "a compact format is told the exact number of a struct's entries",
+        file: "runtime/src/serde_struct.rs",
+        find: "        V: Serialize + ?Sized,\n    {\n        self.0 += 1;\n        Ok(())",
+        replace: "        V: Serialize + ?Sized,\n    {\n        Ok(())",
+        tests: &["kubeforge-tests:round_trip:compact_formats_are_told_every_objects_exact_length"],
+    },
+    Mutant {
         name: "percent-unencoded-in-path",
         breaks: "a path parameter's `%` is percent-encoded",
         file: "runtime/src/request.rs",

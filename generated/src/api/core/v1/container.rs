@@ -63,39 +63,18 @@ pub struct Container {
 impl Eq for Container {}
 
 impl ::serde::Serialize for Container {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = 1 + self.unknown_fields.len();
-            len += usize::from(self.args.is_some());
-            len += usize::from(self.command.is_some());
-            len += usize::from(self.env.is_some());
-            len += usize::from(self.env_from.is_some());
-            len += usize::from(self.image.is_some());
-            len += usize::from(self.image_pull_policy.is_some());
-            len += usize::from(self.lifecycle.is_some());
-            len += usize::from(self.liveness_probe.is_some());
-            len += usize::from(self.ports.is_some());
-            len += usize::from(self.readiness_probe.is_some());
-            len += usize::from(self.resize_policy.is_some());
-            len += usize::from(self.resources.is_some());
-            len += usize::from(self.restart_policy.is_some());
-            len += usize::from(self.restart_policy_rules.is_some());
-            len += usize::from(self.security_context.is_some());
-            len += usize::from(self.startup_probe.is_some());
-            len += usize::from(self.stdin.is_some());
-            len += usize::from(self.stdin_once.is_some());
-            len += usize::from(self.termination_message_path.is_some());
-            len += usize::from(self.termination_message_policy.is_some());
-            len += usize::from(self.tty.is_some());
-            len += usize::from(self.volume_devices.is_some());
-            len += usize::from(self.volume_mounts.is_some());
-            len += usize::from(self.working_dir.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for Container {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.optional("args", self.args.as_ref()) {
                 break 'entries;
@@ -179,7 +158,6 @@ impl ::serde::Serialize for Container {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 

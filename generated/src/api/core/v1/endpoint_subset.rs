@@ -19,18 +19,18 @@ pub struct EndpointSubset {
 impl Eq for EndpointSubset {}
 
 impl ::serde::Serialize for EndpointSubset {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = self.unknown_fields.len();
-            len += usize::from(self.addresses.is_some());
-            len += usize::from(self.not_ready_addresses.is_some());
-            len += usize::from(self.ports.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for EndpointSubset {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.optional("addresses", self.addresses.as_ref()) {
                 break 'entries;
@@ -45,7 +45,6 @@ impl ::serde::Serialize for EndpointSubset {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 

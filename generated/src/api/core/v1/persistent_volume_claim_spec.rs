@@ -33,24 +33,18 @@ pub struct PersistentVolumeClaimSpec {
 impl Eq for PersistentVolumeClaimSpec {}
 
 impl ::serde::Serialize for PersistentVolumeClaimSpec {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = self.unknown_fields.len();
-            len += usize::from(self.access_modes.is_some());
-            len += usize::from(self.data_source.is_some());
-            len += usize::from(self.data_source_ref.is_some());
-            len += usize::from(self.resources.is_some());
-            len += usize::from(self.selector.is_some());
-            len += usize::from(self.storage_class_name.is_some());
-            len += usize::from(self.volume_attributes_class_name.is_some());
-            len += usize::from(self.volume_mode.is_some());
-            len += usize::from(self.volume_name.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for PersistentVolumeClaimSpec {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.optional("accessModes", self.access_modes.as_ref()) {
                 break 'entries;
@@ -86,7 +80,6 @@ impl ::serde::Serialize for PersistentVolumeClaimSpec {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 

@@ -104,56 +104,18 @@ pub struct PodSpec {
 impl Eq for PodSpec {}
 
 impl ::serde::Serialize for PodSpec {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = 1 + self.unknown_fields.len();
-            len += usize::from(self.active_deadline_seconds.is_some());
-            len += usize::from(self.affinity.is_some());
-            len += usize::from(self.automount_service_account_token.is_some());
-            len += usize::from(self.dns_config.is_some());
-            len += usize::from(self.dns_policy.is_some());
-            len += usize::from(self.enable_service_links.is_some());
-            len += usize::from(self.ephemeral_containers.is_some());
-            len += usize::from(self.host_aliases.is_some());
-            len += usize::from(self.host_ipc.is_some());
-            len += usize::from(self.host_network.is_some());
-            len += usize::from(self.host_pid.is_some());
-            len += usize::from(self.host_users.is_some());
-            len += usize::from(self.hostname.is_some());
-            len += usize::from(self.hostname_override.is_some());
-            len += usize::from(self.image_pull_secrets.is_some());
-            len += usize::from(self.init_containers.is_some());
-            len += usize::from(self.node_name.is_some());
-            len += usize::from(self.node_selector.is_some());
-            len += usize::from(self.os.is_some());
-            len += usize::from(self.overhead.is_some());
-            len += usize::from(self.preemption_policy.is_some());
-            len += usize::from(self.priority.is_some());
-            len += usize::from(self.priority_class_name.is_some());
-            len += usize::from(self.readiness_gates.is_some());
-            len += usize::from(self.resource_claims.is_some());
-            len += usize::from(self.resources.is_some());
-            len += usize::from(self.restart_policy.is_some());
-            len += usize::from(self.runtime_class_name.is_some());
-            len += usize::from(self.scheduler_name.is_some());
-            len += usize::from(self.scheduling_gates.is_some());
-            len += usize::from(self.security_context.is_some());
-            len += usize::from(self.service_account.is_some());
-            len += usize::from(self.service_account_name.is_some());
-            len += usize::from(self.set_hostname_as_fqdn.is_some());
-            len += usize::from(self.share_process_namespace.is_some());
-            len += usize::from(self.subdomain.is_some());
-            len += usize::from(self.termination_grace_period_seconds.is_some());
-            len += usize::from(self.tolerations.is_some());
-            len += usize::from(self.topology_spread_constraints.is_some());
-            len += usize::from(self.volumes.is_some());
-            len += usize::from(self.workload_ref.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for PodSpec {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.optional("activeDeadlineSeconds", self.active_deadline_seconds.as_ref()) {
                 break 'entries;
@@ -294,7 +256,6 @@ impl ::serde::Serialize for PodSpec {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 

@@ -62,35 +62,18 @@ pub struct PodStatus {
 impl Eq for PodStatus {}
 
 impl ::serde::Serialize for PodStatus {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = self.unknown_fields.len();
-            len += usize::from(self.allocated_resources.is_some());
-            len += usize::from(self.conditions.is_some());
-            len += usize::from(self.container_statuses.is_some());
-            len += usize::from(self.ephemeral_container_statuses.is_some());
-            len += usize::from(self.extended_resource_claim_status.is_some());
-            len += usize::from(self.host_ip.is_some());
-            len += usize::from(self.host_ips.is_some());
-            len += usize::from(self.init_container_statuses.is_some());
-            len += usize::from(self.message.is_some());
-            len += usize::from(self.nominated_node_name.is_some());
-            len += usize::from(self.observed_generation.is_some());
-            len += usize::from(self.phase.is_some());
-            len += usize::from(self.pod_ip.is_some());
-            len += usize::from(self.pod_ips.is_some());
-            len += usize::from(self.qos_class.is_some());
-            len += usize::from(self.reason.is_some());
-            len += usize::from(self.resize.is_some());
-            len += usize::from(self.resource_claim_statuses.is_some());
-            len += usize::from(self.resources.is_some());
-            len += usize::from(self.start_time.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for PodStatus {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.optional("allocatedResources", self.allocated_resources.as_ref()) {
                 break 'entries;
@@ -162,7 +145,6 @@ impl ::serde::Serialize for PodStatus {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 

@@ -19,16 +19,18 @@ pub struct NamedTagEventList {
 impl Eq for NamedTagEventList {}
 
 impl ::serde::Serialize for NamedTagEventList {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = 2 + self.unknown_fields.len();
-            len += usize::from(self.conditions.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for NamedTagEventList {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.optional("conditions", self.conditions.as_ref()) {
                 break 'entries;
@@ -43,7 +45,6 @@ impl ::serde::Serialize for NamedTagEventList {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 

@@ -29,23 +29,18 @@ pub struct DeleteOptions {
 impl Eq for DeleteOptions {}
 
 impl ::serde::Serialize for DeleteOptions {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = self.unknown_fields.len();
-            len += usize::from(self.api_version.is_some());
-            len += usize::from(self.dry_run.is_some());
-            len += usize::from(self.grace_period_seconds.is_some());
-            len += usize::from(self.ignore_store_read_error_with_cluster_breaking_potential.is_some());
-            len += usize::from(self.kind.is_some());
-            len += usize::from(self.orphan_dependents.is_some());
-            len += usize::from(self.preconditions.is_some());
-            len += usize::from(self.propagation_policy.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for DeleteOptions {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.optional("apiVersion", self.api_version.as_ref()) {
                 break 'entries;
@@ -78,7 +73,6 @@ impl ::serde::Serialize for DeleteOptions {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 

@@ -47,30 +47,18 @@ pub struct ObjectMeta {
 impl Eq for ObjectMeta {}
 
 impl ::serde::Serialize for ObjectMeta {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = self.unknown_fields.len();
-            len += usize::from(self.annotations.is_some());
-            len += usize::from(self.creation_timestamp.is_some());
-            len += usize::from(self.deletion_grace_period_seconds.is_some());
-            len += usize::from(self.deletion_timestamp.is_some());
-            len += usize::from(self.finalizers.is_some());
-            len += usize::from(self.generate_name.is_some());
-            len += usize::from(self.generation.is_some());
-            len += usize::from(self.labels.is_some());
-            len += usize::from(self.managed_fields.is_some());
-            len += usize::from(self.name.is_some());
-            len += usize::from(self.namespace.is_some());
-            len += usize::from(self.owner_references.is_some());
-            len += usize::from(self.resource_version.is_some());
-            len += usize::from(self.self_link.is_some());
-            len += usize::from(self.uid.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for ObjectMeta {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.optional("annotations", self.annotations.as_ref()) {
                 break 'entries;
@@ -124,7 +112,6 @@ impl ::serde::Serialize for ObjectMeta {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 
