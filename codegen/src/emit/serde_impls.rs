@@ -15,8 +15,11 @@
 //! is read in place into its parent (BENCHMARKS.md, section c: the moves of every level were
 //! most of the data-cache write misses). A struct with a required field whose type has no
 //! placeholder the generator knows (a union, a user's type, a boxed struct) is read into
-//! slots by a `visit_map` of its own, matching each key to a field in a plain `match`. One
-//! serializer per struct; the generic steps are shared functions in
+//! slots by a `visit_map` of its own, matching each key to a field in a plain `match`.
+//! Writing is one generic body for every struct (`serde_struct::serialize`, which also
+//! counts the entries for a compact format) over the struct's `WriteFields`: one runtime call
+//! per field, each saying whether it failed, with no `?` (each was obligations to type-check
+//! in a body generic over the serializer). The generic steps are shared functions in
 //! `kubeforge_runtime::serde_struct`. Behaviour is the derive's with our attributes (see
 //! that module).
 //!
