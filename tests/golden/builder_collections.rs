@@ -410,7 +410,7 @@ pub mod com {
                     ) -> VolumeBuilder {
                         VolumeBuilder {
                             inner: Self {
-                                mount_options: mount_options.into_iter().map(Into::into).collect(),
+                                mount_options: ::kubeforge_runtime::builder::list(mount_options),
                                 attributes: attributes
                                     .into_iter()
                                     .map(|(key, value)| (key.into(), value.into()))
@@ -437,7 +437,7 @@ pub mod com {
                     ///
                     /// Replaces the whole list; [`mount_option`](Self::mount_option) appends one item.
                     pub fn mount_options(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
-                        self.inner.mount_options = items.into_iter().map(Into::into).collect();
+                        self.inner.mount_options = ::kubeforge_runtime::builder::list(items);
                         self
                     }
 
@@ -518,7 +518,7 @@ pub mod com {
                     ///
                     /// Replaces the whole list; [`push_command`](Self::push_command) appends one item.
                     pub fn command(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
-                        self.inner.command = Some(items.into_iter().map(Into::into).collect());
+                        self.inner.command = Some(::kubeforge_runtime::builder::list(items));
                         self
                     }
 
@@ -526,7 +526,7 @@ pub mod com {
                     ///
                     /// Appends one item to `command`; [`command`](Self::command) replaces the whole list.
                     pub fn push_command(mut self, item: impl Into<String>) -> Self {
-                        self.inner.command.get_or_insert_default().push(item.into());
+                        ::kubeforge_runtime::builder::push(&mut self.inner.command, item);
                         self
                     }
 
@@ -534,7 +534,7 @@ pub mod com {
                     ///
                     /// Replaces the whole list; [`push_pod_ips`](Self::push_pod_ips) appends one item.
                     pub fn pod_ips(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
-                        self.inner.pod_ips = Some(items.into_iter().map(Into::into).collect());
+                        self.inner.pod_ips = Some(::kubeforge_runtime::builder::list(items));
                         self
                     }
 
@@ -542,7 +542,7 @@ pub mod com {
                     ///
                     /// Appends one item to `pod_ips`; [`pod_ips`](Self::pod_ips) replaces the whole list.
                     pub fn push_pod_ips(mut self, item: impl Into<String>) -> Self {
-                        self.inner.pod_ips.get_or_insert_default().push(item.into());
+                        ::kubeforge_runtime::builder::push(&mut self.inner.pod_ips, item);
                         self
                     }
 
@@ -559,7 +559,7 @@ pub mod com {
                         mut self,
                         items: impl IntoIterator<Item = impl Into<crate::golden::builder_collections::com::example::v1::Policy>>,
                     ) -> Self {
-                        self.inner.policies = Some(items.into_iter().map(Into::into).collect());
+                        self.inner.policies = Some(::kubeforge_runtime::builder::list(items));
                         self
                     }
 
@@ -570,7 +570,7 @@ pub mod com {
                         mut self,
                         item: impl Into<crate::golden::builder_collections::com::example::v1::Policy>,
                     ) -> Self {
-                        self.inner.policies.get_or_insert_default().push(item.into());
+                        ::kubeforge_runtime::builder::push(&mut self.inner.policies, item);
                         self
                     }
 
@@ -603,7 +603,7 @@ pub mod com {
                     ///
                     /// Replaces the whole list; [`push_matrix`](Self::push_matrix) appends one item.
                     pub fn matrix(mut self, items: impl IntoIterator<Item = impl Into<Vec<i32>>>) -> Self {
-                        self.inner.matrix = Some(items.into_iter().map(Into::into).collect());
+                        self.inner.matrix = Some(::kubeforge_runtime::builder::list(items));
                         self
                     }
 
@@ -611,7 +611,7 @@ pub mod com {
                     ///
                     /// Appends one item to `matrix`; [`matrix`](Self::matrix) replaces the whole list.
                     pub fn push_matrix(mut self, item: impl Into<Vec<i32>>) -> Self {
-                        self.inner.matrix.get_or_insert_default().push(item.into());
+                        ::kubeforge_runtime::builder::push(&mut self.inner.matrix, item);
                         self
                     }
                 }

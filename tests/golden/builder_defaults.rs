@@ -623,7 +623,7 @@ pub mod io {
                     ///
                     /// Replaces the whole list; [`arg`](Self::arg) appends one item.
                     pub fn args(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
-                        self.inner.args = Some(items.into_iter().map(Into::into).collect());
+                        self.inner.args = Some(::kubeforge_runtime::builder::list(items));
                         self
                     }
 
@@ -631,7 +631,7 @@ pub mod io {
                     ///
                     /// Appends one item to `args`; [`args`](Self::args) replaces the whole list.
                     pub fn arg(mut self, item: impl Into<String>) -> Self {
-                        self.inner.args.get_or_insert_default().push(item.into());
+                        ::kubeforge_runtime::builder::push(&mut self.inner.args, item);
                         self
                     }
 
@@ -693,7 +693,7 @@ pub mod io {
                     ///
                     /// Replaces the whole list; [`push_empty`](Self::push_empty) appends one item.
                     pub fn empty(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
-                        self.inner.empty = Some(items.into_iter().map(Into::into).collect());
+                        self.inner.empty = Some(::kubeforge_runtime::builder::list(items));
                         self
                     }
 
@@ -701,7 +701,7 @@ pub mod io {
                     ///
                     /// Appends one item to `empty`; [`empty`](Self::empty) replaces the whole list.
                     pub fn push_empty(mut self, item: impl Into<String>) -> Self {
-                        self.inner.empty.get_or_insert_default().push(item.into());
+                        ::kubeforge_runtime::builder::push(&mut self.inner.empty, item);
                         self
                     }
 

@@ -635,7 +635,7 @@ pub mod com {
                         GadgetListBuilder {
                             inner: Self {
                                 api_version: ::kubeforge_runtime::ApiVersion::present(),
-                                items: items.into_iter().map(Into::into).collect(),
+                                items: ::kubeforge_runtime::builder::list(items),
                                 kind: ::kubeforge_runtime::Kind::present(),
                                 metadata: None,
                                 unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
@@ -655,7 +655,7 @@ pub mod com {
                         mut self,
                         items: impl IntoIterator<Item = impl Into<crate::golden::builder_resource::com::example::v1::Gadget>>,
                     ) -> Self {
-                        self.inner.items = items.into_iter().map(Into::into).collect();
+                        self.inner.items = ::kubeforge_runtime::builder::list(items);
                         self
                     }
 

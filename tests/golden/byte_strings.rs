@@ -233,7 +233,7 @@ pub mod io {
                         mut self,
                         items: impl IntoIterator<Item = impl Into<::kubeforge_runtime::ByteString>>,
                     ) -> Self {
-                        self.inner.chunks = Some(items.into_iter().map(Into::into).collect());
+                        self.inner.chunks = Some(::kubeforge_runtime::builder::list(items));
                         self
                     }
 
@@ -241,7 +241,7 @@ pub mod io {
                     ///
                     /// Appends one item to `chunks`; [`chunks`](Self::chunks) replaces the whole list.
                     pub fn chunk(mut self, item: impl Into<::kubeforge_runtime::ByteString>) -> Self {
-                        self.inner.chunks.get_or_insert_default().push(item.into());
+                        ::kubeforge_runtime::builder::push(&mut self.inner.chunks, item);
                         self
                     }
 

@@ -1162,7 +1162,7 @@ pub mod io {
                         WorkflowListBuilder {
                             inner: Self {
                                 api_version: ::kubeforge_runtime::ApiVersion::present(),
-                                items: items.into_iter().map(Into::into).collect(),
+                                items: ::kubeforge_runtime::builder::list(items),
                                 kind: ::kubeforge_runtime::Kind::present(),
                                 metadata: None,
                                 unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
@@ -1182,7 +1182,7 @@ pub mod io {
                         mut self,
                         items: impl IntoIterator<Item = impl Into<crate::golden::crd_preserve_unknown::io::example::v1::Workflow>>,
                     ) -> Self {
-                        self.inner.items = items.into_iter().map(Into::into).collect();
+                        self.inner.items = ::kubeforge_runtime::builder::list(items);
                         self
                     }
 
@@ -2161,7 +2161,7 @@ pub mod io {
                         WorkflowListBuilder {
                             inner: Self {
                                 api_version: ::kubeforge_runtime::ApiVersion::present(),
-                                items: items.into_iter().map(Into::into).collect(),
+                                items: ::kubeforge_runtime::builder::list(items),
                                 kind: ::kubeforge_runtime::Kind::present(),
                                 metadata: None,
                                 unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
@@ -2181,7 +2181,7 @@ pub mod io {
                         mut self,
                         items: impl IntoIterator<Item = impl Into<crate::golden::crd_preserve_unknown::io::example::v1alpha1::Workflow>>,
                     ) -> Self {
-                        self.inner.items = items.into_iter().map(Into::into).collect();
+                        self.inner.items = ::kubeforge_runtime::builder::list(items);
                         self
                     }
 

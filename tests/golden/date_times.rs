@@ -214,7 +214,7 @@ pub mod io {
                         mut self,
                         items: impl IntoIterator<Item = impl Into<::kubeforge_runtime::DateTime>>,
                     ) -> Self {
-                        self.inner.observed = Some(items.into_iter().map(Into::into).collect());
+                        self.inner.observed = Some(::kubeforge_runtime::builder::list(items));
                         self
                     }
 
@@ -222,7 +222,7 @@ pub mod io {
                     ///
                     /// Appends one item to `observed`; [`observed`](Self::observed) replaces the whole list.
                     pub fn push_observed(mut self, item: impl Into<::kubeforge_runtime::DateTime>) -> Self {
-                        self.inner.observed.get_or_insert_default().push(item.into());
+                        ::kubeforge_runtime::builder::push(&mut self.inner.observed, item);
                         self
                     }
 

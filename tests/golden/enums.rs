@@ -305,7 +305,7 @@ pub mod io {
                         mut self,
                         items: impl IntoIterator<Item = impl Into<crate::golden::enums::io::example::v1::PolicyModes>>,
                     ) -> Self {
-                        self.inner.modes = Some(items.into_iter().map(Into::into).collect());
+                        self.inner.modes = Some(::kubeforge_runtime::builder::list(items));
                         self
                     }
 
@@ -316,7 +316,7 @@ pub mod io {
                         mut self,
                         item: impl Into<crate::golden::enums::io::example::v1::PolicyModes>,
                     ) -> Self {
-                        self.inner.modes.get_or_insert_default().push(item.into());
+                        ::kubeforge_runtime::builder::push(&mut self.inner.modes, item);
                         self
                     }
 

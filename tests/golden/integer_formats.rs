@@ -248,7 +248,7 @@ pub mod io {
                     ///
                     /// Replaces the whole list; [`size`](Self::size) appends one item.
                     pub fn sizes(mut self, items: impl IntoIterator<Item = impl Into<u64>>) -> Self {
-                        self.inner.sizes = Some(items.into_iter().map(Into::into).collect());
+                        self.inner.sizes = Some(::kubeforge_runtime::builder::list(items));
                         self
                     }
 
@@ -256,7 +256,7 @@ pub mod io {
                     ///
                     /// Appends one item to `sizes`; [`sizes`](Self::sizes) replaces the whole list.
                     pub fn size(mut self, item: impl Into<u64>) -> Self {
-                        self.inner.sizes.get_or_insert_default().push(item.into());
+                        ::kubeforge_runtime::builder::push(&mut self.inner.sizes, item);
                         self
                     }
                 }

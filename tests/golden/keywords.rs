@@ -509,7 +509,7 @@ pub mod io {
                     ///
                     /// Replaces the whole list; [`external_ip`](Self::external_ip) appends one item.
                     pub fn external_ips(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
-                        self.inner.external_ips = Some(items.into_iter().map(Into::into).collect());
+                        self.inner.external_ips = Some(::kubeforge_runtime::builder::list(items));
                         self
                     }
 
@@ -517,7 +517,7 @@ pub mod io {
                     ///
                     /// Appends one item to `external_ips`; [`external_ips`](Self::external_ips) replaces the whole list.
                     pub fn external_ip(mut self, item: impl Into<String>) -> Self {
-                        self.inner.external_ips.get_or_insert_default().push(item.into());
+                        ::kubeforge_runtime::builder::push(&mut self.inner.external_ips, item);
                         self
                     }
 

@@ -505,7 +505,7 @@ pub mod io {
                     ///
                     /// Replaces the whole list; [`score`](Self::score) appends one item.
                     pub fn scores(mut self, items: impl IntoIterator<Item = impl Into<Option<i64>>>) -> Self {
-                        self.inner.scores = Some(items.into_iter().map(Into::into).collect());
+                        self.inner.scores = Some(::kubeforge_runtime::builder::list(items));
                         self
                     }
 
@@ -513,7 +513,7 @@ pub mod io {
                     ///
                     /// Appends one item to `scores`; [`scores`](Self::scores) replaces the whole list.
                     pub fn score(mut self, item: impl Into<Option<i64>>) -> Self {
-                        self.inner.scores.get_or_insert_default().push(item.into());
+                        ::kubeforge_runtime::builder::push(&mut self.inner.scores, item);
                         self
                     }
 

@@ -200,7 +200,7 @@ pub mod io {
                         mut self,
                         items: impl IntoIterator<Item = impl Into<::kubeforge_runtime::Number>>,
                     ) -> Self {
-                        self.inner.samples = Some(items.into_iter().map(Into::into).collect());
+                        self.inner.samples = Some(::kubeforge_runtime::builder::list(items));
                         self
                     }
 
@@ -208,7 +208,7 @@ pub mod io {
                     ///
                     /// Appends one item to `samples`; [`samples`](Self::samples) replaces the whole list.
                     pub fn sample(mut self, item: impl Into<::kubeforge_runtime::Number>) -> Self {
-                        self.inner.samples.get_or_insert_default().push(item.into());
+                        ::kubeforge_runtime::builder::push(&mut self.inner.samples, item);
                         self
                     }
 

@@ -455,7 +455,7 @@ pub mod io {
                         mut self,
                         items: impl IntoIterator<Item = impl Into<crate::golden::recursion::io::example::v1::Node>>,
                     ) -> Self {
-                        self.inner.children = Some(items.into_iter().map(Into::into).collect());
+                        self.inner.children = Some(::kubeforge_runtime::builder::list(items));
                         self
                     }
 
@@ -466,7 +466,7 @@ pub mod io {
                         mut self,
                         item: impl Into<crate::golden::recursion::io::example::v1::Node>,
                     ) -> Self {
-                        self.inner.children.get_or_insert_default().push(item.into());
+                        ::kubeforge_runtime::builder::push(&mut self.inner.children, item);
                         self
                     }
 

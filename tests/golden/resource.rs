@@ -717,7 +717,7 @@ pub mod com {
                         GadgetListBuilder {
                             inner: Self {
                                 api_version: ::kubeforge_runtime::ApiVersion::present(),
-                                items: items.into_iter().map(Into::into).collect(),
+                                items: ::kubeforge_runtime::builder::list(items),
                                 kind: ::kubeforge_runtime::Kind::present(),
                                 metadata: None,
                                 unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
@@ -737,7 +737,7 @@ pub mod com {
                         mut self,
                         items: impl IntoIterator<Item = impl Into<crate::golden::resource::com::example::v1::Gadget>>,
                     ) -> Self {
-                        self.inner.items = items.into_iter().map(Into::into).collect();
+                        self.inner.items = ::kubeforge_runtime::builder::list(items);
                         self
                     }
 
@@ -1144,7 +1144,7 @@ pub mod com {
                     ///
                     /// Replaces the whole list; [`push_dry_run`](Self::push_dry_run) appends one item.
                     pub fn dry_run(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
-                        self.inner.dry_run = Some(items.into_iter().map(Into::into).collect());
+                        self.inner.dry_run = Some(::kubeforge_runtime::builder::list(items));
                         self
                     }
 
@@ -1152,7 +1152,7 @@ pub mod com {
                     ///
                     /// Appends one item to `dry_run`; [`dry_run`](Self::dry_run) replaces the whole list.
                     pub fn push_dry_run(mut self, item: impl Into<String>) -> Self {
-                        self.inner.dry_run.get_or_insert_default().push(item.into());
+                        ::kubeforge_runtime::builder::push(&mut self.inner.dry_run, item);
                         self
                     }
                 }

@@ -669,7 +669,7 @@ pub mod com {
                         WidgetListBuilder {
                             inner: Self {
                                 api_version: ::kubeforge_runtime::ApiVersion::present(),
-                                items: items.into_iter().map(Into::into).collect(),
+                                items: ::kubeforge_runtime::builder::list(items),
                                 kind: ::kubeforge_runtime::Kind::present(),
                                 unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             },
@@ -688,7 +688,7 @@ pub mod com {
                         mut self,
                         items: impl IntoIterator<Item = impl Into<crate::golden::route_table::com::example::v1::Widget>>,
                     ) -> Self {
-                        self.inner.items = items.into_iter().map(Into::into).collect();
+                        self.inner.items = ::kubeforge_runtime::builder::list(items);
                         self
                     }
 

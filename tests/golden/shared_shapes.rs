@@ -1075,7 +1075,7 @@ pub mod io {
                         mut self,
                         items: impl IntoIterator<Item = impl Into<crate::golden::shared_shapes::io::example::v1::RelaySpecEnv>>,
                     ) -> Self {
-                        self.inner.env = Some(items.into_iter().map(Into::into).collect());
+                        self.inner.env = Some(::kubeforge_runtime::builder::list(items));
                         self
                     }
 
@@ -1086,7 +1086,7 @@ pub mod io {
                         mut self,
                         item: impl Into<crate::golden::shared_shapes::io::example::v1::RelaySpecEnv>,
                     ) -> Self {
-                        self.inner.env.get_or_insert_default().push(item.into());
+                        ::kubeforge_runtime::builder::push(&mut self.inner.env, item);
                         self
                     }
 
@@ -1106,7 +1106,7 @@ pub mod io {
                         mut self,
                         items: impl IntoIterator<Item = impl Into<crate::golden::shared_shapes::io::example::v1::RelaySpecStages>>,
                     ) -> Self {
-                        self.inner.stages = Some(items.into_iter().map(Into::into).collect());
+                        self.inner.stages = Some(::kubeforge_runtime::builder::list(items));
                         self
                     }
 
@@ -1117,7 +1117,7 @@ pub mod io {
                         mut self,
                         item: impl Into<crate::golden::shared_shapes::io::example::v1::RelaySpecStages>,
                     ) -> Self {
-                        self.inner.stages.get_or_insert_default().push(item.into());
+                        ::kubeforge_runtime::builder::push(&mut self.inner.stages, item);
                         self
                     }
                 }
@@ -2222,7 +2222,7 @@ pub mod io {
                         mut self,
                         items: impl IntoIterator<Item = impl Into<crate::golden::shared_shapes::io::example::v1::RelaySpecEnv>>,
                     ) -> Self {
-                        self.inner.env = Some(items.into_iter().map(Into::into).collect());
+                        self.inner.env = Some(::kubeforge_runtime::builder::list(items));
                         self
                     }
 
@@ -2233,7 +2233,7 @@ pub mod io {
                         mut self,
                         item: impl Into<crate::golden::shared_shapes::io::example::v1::RelaySpecEnv>,
                     ) -> Self {
-                        self.inner.env.get_or_insert_default().push(item.into());
+                        ::kubeforge_runtime::builder::push(&mut self.inner.env, item);
                         self
                     }
                 }
@@ -2546,7 +2546,7 @@ pub mod io {
                         RelayListBuilder {
                             inner: Self {
                                 api_version: ::kubeforge_runtime::ApiVersion::present(),
-                                items: items.into_iter().map(Into::into).collect(),
+                                items: ::kubeforge_runtime::builder::list(items),
                                 kind: ::kubeforge_runtime::Kind::present(),
                                 metadata: None,
                                 unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
@@ -2566,7 +2566,7 @@ pub mod io {
                         mut self,
                         items: impl IntoIterator<Item = impl Into<crate::golden::shared_shapes::io::example::v1::Relay>>,
                     ) -> Self {
-                        self.inner.items = items.into_iter().map(Into::into).collect();
+                        self.inner.items = ::kubeforge_runtime::builder::list(items);
                         self
                     }
 

@@ -1108,7 +1108,7 @@ pub mod io {
                     ///
                     /// Replaces the whole list; [`tag`](Self::tag) appends one item.
                     pub fn tags(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
-                        self.inner.tags = Some(items.into_iter().map(Into::into).collect());
+                        self.inner.tags = Some(::kubeforge_runtime::builder::list(items));
                         self
                     }
 
@@ -1116,7 +1116,7 @@ pub mod io {
                     ///
                     /// Appends one item to `tags`; [`tags`](Self::tags) replaces the whole list.
                     pub fn tag(mut self, item: impl Into<String>) -> Self {
-                        self.inner.tags.get_or_insert_default().push(item.into());
+                        ::kubeforge_runtime::builder::push(&mut self.inner.tags, item);
                         self
                     }
 
@@ -1127,7 +1127,7 @@ pub mod io {
                         mut self,
                         items: impl IntoIterator<Item = impl Into<crate::golden::validation::io::example::v1::GadgetSpecPorts>>,
                     ) -> Self {
-                        self.inner.ports = Some(items.into_iter().map(Into::into).collect());
+                        self.inner.ports = Some(::kubeforge_runtime::builder::list(items));
                         self
                     }
 
@@ -1138,7 +1138,7 @@ pub mod io {
                         mut self,
                         item: impl Into<crate::golden::validation::io::example::v1::GadgetSpecPorts>,
                     ) -> Self {
-                        self.inner.ports.get_or_insert_default().push(item.into());
+                        ::kubeforge_runtime::builder::push(&mut self.inner.ports, item);
                         self
                     }
                 }
@@ -1497,7 +1497,7 @@ pub mod io {
                         GadgetListBuilder {
                             inner: Self {
                                 api_version: ::kubeforge_runtime::ApiVersion::present(),
-                                items: items.into_iter().map(Into::into).collect(),
+                                items: ::kubeforge_runtime::builder::list(items),
                                 kind: ::kubeforge_runtime::Kind::present(),
                                 metadata: None,
                                 unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
@@ -1517,7 +1517,7 @@ pub mod io {
                         mut self,
                         items: impl IntoIterator<Item = impl Into<crate::golden::validation::io::example::v1::Gadget>>,
                     ) -> Self {
-                        self.inner.items = items.into_iter().map(Into::into).collect();
+                        self.inner.items = ::kubeforge_runtime::builder::list(items);
                         self
                     }
 

@@ -139,6 +139,14 @@ pub const MUTANTS: &[Mutant] = &[
         tests: &["kubeforge-tests:round_trip:compact_formats_are_told_every_objects_exact_length"],
     },
     Mutant {
+        name: "pushed-item-first",
+        breaks: "a builder's appending setter appends its item to the end of the list",
+        file: "runtime/src/builder.rs",
+        find: "    list.get_or_insert_default().push(item.into());",
+        replace: "    list.get_or_insert_default().insert(0, item.into());",
+        tests: &["kubeforge-runtime:lib", "kubeforge-tests:builders"],
+    },
+    Mutant {
         name: "percent-unencoded-in-path",
         breaks: "a path parameter's `%` is percent-encoded",
         file: "runtime/src/request.rs",

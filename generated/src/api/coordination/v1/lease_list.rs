@@ -158,7 +158,7 @@ impl LeaseList {
         LeaseListBuilder {
             inner: Self {
                 api_version: ::kubeforge_runtime::ApiVersion::present(),
-                items: items.into_iter().map(Into::into).collect(),
+                items: ::kubeforge_runtime::builder::list(items),
                 kind: ::kubeforge_runtime::Kind::present(),
                 metadata: None,
                 unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
@@ -178,7 +178,7 @@ impl LeaseListBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::coordination::v1::Lease>>,
     ) -> Self {
-        self.inner.items = items.into_iter().map(Into::into).collect();
+        self.inner.items = ::kubeforge_runtime::builder::list(items);
         self
     }
 

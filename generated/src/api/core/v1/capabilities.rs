@@ -113,7 +113,7 @@ impl CapabilitiesBuilder {
     ///
     /// Replaces the whole list; [`push_add`](Self::push_add) appends one item.
     pub fn set_add(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
-        self.inner.add = Some(items.into_iter().map(Into::into).collect());
+        self.inner.add = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -121,7 +121,7 @@ impl CapabilitiesBuilder {
     ///
     /// Appends one item to `add`; [`set_add`](Self::set_add) replaces the whole list.
     pub fn push_add(mut self, item: impl Into<String>) -> Self {
-        self.inner.add.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.add, item);
         self
     }
 
@@ -129,7 +129,7 @@ impl CapabilitiesBuilder {
     ///
     /// Replaces the whole list; [`push_drop`](Self::push_drop) appends one item.
     pub fn drop(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
-        self.inner.drop = Some(items.into_iter().map(Into::into).collect());
+        self.inner.drop = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -137,7 +137,7 @@ impl CapabilitiesBuilder {
     ///
     /// Appends one item to `drop`; [`drop`](Self::drop) replaces the whole list.
     pub fn push_drop(mut self, item: impl Into<String>) -> Self {
-        self.inner.drop.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.drop, item);
         self
     }
 }

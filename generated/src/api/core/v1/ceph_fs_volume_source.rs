@@ -184,7 +184,7 @@ impl CephFSVolumeSource {
     ) -> CephFSVolumeSourceBuilder {
         CephFSVolumeSourceBuilder {
             inner: Self {
-                monitors: monitors.into_iter().map(Into::into).collect(),
+                monitors: ::kubeforge_runtime::builder::list(monitors),
                 path: None,
                 read_only: None,
                 secret_file: None,
@@ -204,7 +204,7 @@ impl CephFSVolumeSourceBuilder {
     ///
     /// Replaces the whole list; [`monitor`](Self::monitor) appends one item.
     pub fn monitors(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
-        self.inner.monitors = items.into_iter().map(Into::into).collect();
+        self.inner.monitors = ::kubeforge_runtime::builder::list(items);
         self
     }
 

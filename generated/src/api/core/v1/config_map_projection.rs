@@ -141,7 +141,7 @@ impl ConfigMapProjectionBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::KeyToPath>>,
     ) -> Self {
-        self.inner.items = Some(items.into_iter().map(Into::into).collect());
+        self.inner.items = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -149,7 +149,7 @@ impl ConfigMapProjectionBuilder {
     ///
     /// Appends one item to `items`; [`items`](Self::items) replaces the whole list.
     pub fn item(mut self, item: impl Into<crate::api::core::v1::KeyToPath>) -> Self {
-        self.inner.items.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.items, item);
         self
     }
 

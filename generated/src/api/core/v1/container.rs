@@ -501,7 +501,7 @@ impl ContainerBuilder {
     ///
     /// Replaces the whole list; [`arg`](Self::arg) appends one item.
     pub fn args(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
-        self.inner.args = Some(items.into_iter().map(Into::into).collect());
+        self.inner.args = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -509,7 +509,7 @@ impl ContainerBuilder {
     ///
     /// Appends one item to `args`; [`args`](Self::args) replaces the whole list.
     pub fn arg(mut self, item: impl Into<String>) -> Self {
-        self.inner.args.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.args, item);
         self
     }
 
@@ -517,7 +517,7 @@ impl ContainerBuilder {
     ///
     /// Replaces the whole list; [`push_command`](Self::push_command) appends one item.
     pub fn command(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
-        self.inner.command = Some(items.into_iter().map(Into::into).collect());
+        self.inner.command = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -525,7 +525,7 @@ impl ContainerBuilder {
     ///
     /// Appends one item to `command`; [`command`](Self::command) replaces the whole list.
     pub fn push_command(mut self, item: impl Into<String>) -> Self {
-        self.inner.command.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.command, item);
         self
     }
 
@@ -536,7 +536,7 @@ impl ContainerBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::EnvVar>>,
     ) -> Self {
-        self.inner.env = Some(items.into_iter().map(Into::into).collect());
+        self.inner.env = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -544,7 +544,7 @@ impl ContainerBuilder {
     ///
     /// Appends one item to `env`; [`env`](Self::env) replaces the whole list.
     pub fn push_env(mut self, item: impl Into<crate::api::core::v1::EnvVar>) -> Self {
-        self.inner.env.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.env, item);
         self
     }
 
@@ -555,7 +555,7 @@ impl ContainerBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::EnvFromSource>>,
     ) -> Self {
-        self.inner.env_from = Some(items.into_iter().map(Into::into).collect());
+        self.inner.env_from = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -563,7 +563,7 @@ impl ContainerBuilder {
     ///
     /// Appends one item to `env_from`; [`env_from`](Self::env_from) replaces the whole list.
     pub fn push_env_from(mut self, item: impl Into<crate::api::core::v1::EnvFromSource>) -> Self {
-        self.inner.env_from.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.env_from, item);
         self
     }
 
@@ -604,7 +604,7 @@ impl ContainerBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::ContainerPort>>,
     ) -> Self {
-        self.inner.ports = Some(items.into_iter().map(Into::into).collect());
+        self.inner.ports = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -612,7 +612,7 @@ impl ContainerBuilder {
     ///
     /// Appends one item to `ports`; [`ports`](Self::ports) replaces the whole list.
     pub fn port(mut self, item: impl Into<crate::api::core::v1::ContainerPort>) -> Self {
-        self.inner.ports.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.ports, item);
         self
     }
 
@@ -629,7 +629,7 @@ impl ContainerBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::ContainerResizePolicy>>,
     ) -> Self {
-        self.inner.resize_policy = Some(items.into_iter().map(Into::into).collect());
+        self.inner.resize_policy = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -640,7 +640,7 @@ impl ContainerBuilder {
         mut self,
         item: impl Into<crate::api::core::v1::ContainerResizePolicy>,
     ) -> Self {
-        self.inner.resize_policy.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.resize_policy, item);
         self
     }
 
@@ -666,7 +666,7 @@ impl ContainerBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::ContainerRestartRule>>,
     ) -> Self {
-        self.inner.restart_policy_rules = Some(items.into_iter().map(Into::into).collect());
+        self.inner.restart_policy_rules = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -677,7 +677,7 @@ impl ContainerBuilder {
         mut self,
         item: impl Into<crate::api::core::v1::ContainerRestartRule>,
     ) -> Self {
-        self.inner.restart_policy_rules.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.restart_policy_rules, item);
         self
     }
 
@@ -733,7 +733,7 @@ impl ContainerBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::VolumeDevice>>,
     ) -> Self {
-        self.inner.volume_devices = Some(items.into_iter().map(Into::into).collect());
+        self.inner.volume_devices = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -741,7 +741,7 @@ impl ContainerBuilder {
     ///
     /// Appends one item to `volume_devices`; [`volume_devices`](Self::volume_devices) replaces the whole list.
     pub fn volume_device(mut self, item: impl Into<crate::api::core::v1::VolumeDevice>) -> Self {
-        self.inner.volume_devices.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.volume_devices, item);
         self
     }
 
@@ -752,7 +752,7 @@ impl ContainerBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::VolumeMount>>,
     ) -> Self {
-        self.inner.volume_mounts = Some(items.into_iter().map(Into::into).collect());
+        self.inner.volume_mounts = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -760,7 +760,7 @@ impl ContainerBuilder {
     ///
     /// Appends one item to `volume_mounts`; [`volume_mounts`](Self::volume_mounts) replaces the whole list.
     pub fn volume_mount(mut self, item: impl Into<crate::api::core::v1::VolumeMount>) -> Self {
-        self.inner.volume_mounts.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.volume_mounts, item);
         self
     }
 

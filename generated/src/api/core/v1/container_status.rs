@@ -407,7 +407,7 @@ impl ContainerStatusBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::ResourceStatus>>,
     ) -> Self {
-        self.inner.allocated_resources_status = Some(items.into_iter().map(Into::into).collect());
+        self.inner.allocated_resources_status = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -418,7 +418,7 @@ impl ContainerStatusBuilder {
         mut self,
         item: impl Into<crate::api::core::v1::ResourceStatus>,
     ) -> Self {
-        self.inner.allocated_resources_status.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.allocated_resources_status, item);
         self
     }
 
@@ -504,7 +504,7 @@ impl ContainerStatusBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::VolumeMountStatus>>,
     ) -> Self {
-        self.inner.volume_mounts = Some(items.into_iter().map(Into::into).collect());
+        self.inner.volume_mounts = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -515,7 +515,7 @@ impl ContainerStatusBuilder {
         mut self,
         item: impl Into<crate::api::core::v1::VolumeMountStatus>,
     ) -> Self {
-        self.inner.volume_mounts.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.volume_mounts, item);
         self
     }
 }

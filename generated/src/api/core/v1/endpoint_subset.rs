@@ -141,7 +141,7 @@ impl EndpointSubsetBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::EndpointAddress>>,
     ) -> Self {
-        self.inner.addresses = Some(items.into_iter().map(Into::into).collect());
+        self.inner.addresses = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -149,7 +149,7 @@ impl EndpointSubsetBuilder {
     ///
     /// Appends one item to `addresses`; [`addresses`](Self::addresses) replaces the whole list.
     pub fn address(mut self, item: impl Into<crate::api::core::v1::EndpointAddress>) -> Self {
-        self.inner.addresses.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.addresses, item);
         self
     }
 
@@ -160,7 +160,7 @@ impl EndpointSubsetBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::EndpointAddress>>,
     ) -> Self {
-        self.inner.not_ready_addresses = Some(items.into_iter().map(Into::into).collect());
+        self.inner.not_ready_addresses = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -171,7 +171,7 @@ impl EndpointSubsetBuilder {
         mut self,
         item: impl Into<crate::api::core::v1::EndpointAddress>,
     ) -> Self {
-        self.inner.not_ready_addresses.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.not_ready_addresses, item);
         self
     }
 
@@ -182,7 +182,7 @@ impl EndpointSubsetBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::EndpointPort>>,
     ) -> Self {
-        self.inner.ports = Some(items.into_iter().map(Into::into).collect());
+        self.inner.ports = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -190,7 +190,7 @@ impl EndpointSubsetBuilder {
     ///
     /// Appends one item to `ports`; [`ports`](Self::ports) replaces the whole list.
     pub fn port(mut self, item: impl Into<crate::api::core::v1::EndpointPort>) -> Self {
-        self.inner.ports.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.ports, item);
         self
     }
 }

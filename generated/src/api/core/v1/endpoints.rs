@@ -218,7 +218,7 @@ impl EndpointsBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::EndpointSubset>>,
     ) -> Self {
-        self.inner.subsets = Some(items.into_iter().map(Into::into).collect());
+        self.inner.subsets = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -226,7 +226,7 @@ impl EndpointsBuilder {
     ///
     /// Appends one item to `subsets`; [`subsets`](Self::subsets) replaces the whole list.
     pub fn subset(mut self, item: impl Into<crate::api::core::v1::EndpointSubset>) -> Self {
-        self.inner.subsets.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.subsets, item);
         self
     }
 }

@@ -545,7 +545,7 @@ impl EphemeralContainerBuilder {
     ///
     /// Replaces the whole list; [`arg`](Self::arg) appends one item.
     pub fn args(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
-        self.inner.args = Some(items.into_iter().map(Into::into).collect());
+        self.inner.args = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -553,7 +553,7 @@ impl EphemeralContainerBuilder {
     ///
     /// Appends one item to `args`; [`args`](Self::args) replaces the whole list.
     pub fn arg(mut self, item: impl Into<String>) -> Self {
-        self.inner.args.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.args, item);
         self
     }
 
@@ -561,7 +561,7 @@ impl EphemeralContainerBuilder {
     ///
     /// Replaces the whole list; [`push_command`](Self::push_command) appends one item.
     pub fn command(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
-        self.inner.command = Some(items.into_iter().map(Into::into).collect());
+        self.inner.command = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -569,7 +569,7 @@ impl EphemeralContainerBuilder {
     ///
     /// Appends one item to `command`; [`command`](Self::command) replaces the whole list.
     pub fn push_command(mut self, item: impl Into<String>) -> Self {
-        self.inner.command.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.command, item);
         self
     }
 
@@ -580,7 +580,7 @@ impl EphemeralContainerBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::EnvVar>>,
     ) -> Self {
-        self.inner.env = Some(items.into_iter().map(Into::into).collect());
+        self.inner.env = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -588,7 +588,7 @@ impl EphemeralContainerBuilder {
     ///
     /// Appends one item to `env`; [`env`](Self::env) replaces the whole list.
     pub fn push_env(mut self, item: impl Into<crate::api::core::v1::EnvVar>) -> Self {
-        self.inner.env.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.env, item);
         self
     }
 
@@ -599,7 +599,7 @@ impl EphemeralContainerBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::EnvFromSource>>,
     ) -> Self {
-        self.inner.env_from = Some(items.into_iter().map(Into::into).collect());
+        self.inner.env_from = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -607,7 +607,7 @@ impl EphemeralContainerBuilder {
     ///
     /// Appends one item to `env_from`; [`env_from`](Self::env_from) replaces the whole list.
     pub fn push_env_from(mut self, item: impl Into<crate::api::core::v1::EnvFromSource>) -> Self {
-        self.inner.env_from.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.env_from, item);
         self
     }
 
@@ -648,7 +648,7 @@ impl EphemeralContainerBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::ContainerPort>>,
     ) -> Self {
-        self.inner.ports = Some(items.into_iter().map(Into::into).collect());
+        self.inner.ports = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -656,7 +656,7 @@ impl EphemeralContainerBuilder {
     ///
     /// Appends one item to `ports`; [`ports`](Self::ports) replaces the whole list.
     pub fn port(mut self, item: impl Into<crate::api::core::v1::ContainerPort>) -> Self {
-        self.inner.ports.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.ports, item);
         self
     }
 
@@ -673,7 +673,7 @@ impl EphemeralContainerBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::ContainerResizePolicy>>,
     ) -> Self {
-        self.inner.resize_policy = Some(items.into_iter().map(Into::into).collect());
+        self.inner.resize_policy = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -684,7 +684,7 @@ impl EphemeralContainerBuilder {
         mut self,
         item: impl Into<crate::api::core::v1::ContainerResizePolicy>,
     ) -> Self {
-        self.inner.resize_policy.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.resize_policy, item);
         self
     }
 
@@ -710,7 +710,7 @@ impl EphemeralContainerBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::ContainerRestartRule>>,
     ) -> Self {
-        self.inner.restart_policy_rules = Some(items.into_iter().map(Into::into).collect());
+        self.inner.restart_policy_rules = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -721,7 +721,7 @@ impl EphemeralContainerBuilder {
         mut self,
         item: impl Into<crate::api::core::v1::ContainerRestartRule>,
     ) -> Self {
-        self.inner.restart_policy_rules.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.restart_policy_rules, item);
         self
     }
 
@@ -783,7 +783,7 @@ impl EphemeralContainerBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::VolumeDevice>>,
     ) -> Self {
-        self.inner.volume_devices = Some(items.into_iter().map(Into::into).collect());
+        self.inner.volume_devices = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -791,7 +791,7 @@ impl EphemeralContainerBuilder {
     ///
     /// Appends one item to `volume_devices`; [`volume_devices`](Self::volume_devices) replaces the whole list.
     pub fn volume_device(mut self, item: impl Into<crate::api::core::v1::VolumeDevice>) -> Self {
-        self.inner.volume_devices.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.volume_devices, item);
         self
     }
 
@@ -802,7 +802,7 @@ impl EphemeralContainerBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::VolumeMount>>,
     ) -> Self {
-        self.inner.volume_mounts = Some(items.into_iter().map(Into::into).collect());
+        self.inner.volume_mounts = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -810,7 +810,7 @@ impl EphemeralContainerBuilder {
     ///
     /// Appends one item to `volume_mounts`; [`volume_mounts`](Self::volume_mounts) replaces the whole list.
     pub fn volume_mount(mut self, item: impl Into<crate::api::core::v1::VolumeMount>) -> Self {
-        self.inner.volume_mounts.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.volume_mounts, item);
         self
     }
 

@@ -108,7 +108,7 @@ impl ExecActionBuilder {
     ///
     /// Replaces the whole list; [`push_command`](Self::push_command) appends one item.
     pub fn command(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
-        self.inner.command = Some(items.into_iter().map(Into::into).collect());
+        self.inner.command = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -116,7 +116,7 @@ impl ExecActionBuilder {
     ///
     /// Appends one item to `command`; [`command`](Self::command) replaces the whole list.
     pub fn push_command(mut self, item: impl Into<String>) -> Self {
-        self.inner.command.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.command, item);
         self
     }
 }

@@ -187,7 +187,7 @@ impl FCVolumeSourceBuilder {
     ///
     /// Replaces the whole list; [`target_wwn`](Self::target_wwn) appends one item.
     pub fn target_wwns(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
-        self.inner.target_wwns = Some(items.into_iter().map(Into::into).collect());
+        self.inner.target_wwns = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -195,7 +195,7 @@ impl FCVolumeSourceBuilder {
     ///
     /// Appends one item to `target_wwns`; [`target_wwns`](Self::target_wwns) replaces the whole list.
     pub fn target_wwn(mut self, item: impl Into<String>) -> Self {
-        self.inner.target_wwns.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.target_wwns, item);
         self
     }
 
@@ -203,7 +203,7 @@ impl FCVolumeSourceBuilder {
     ///
     /// Replaces the whole list; [`wwid`](Self::wwid) appends one item.
     pub fn wwids(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
-        self.inner.wwids = Some(items.into_iter().map(Into::into).collect());
+        self.inner.wwids = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -211,7 +211,7 @@ impl FCVolumeSourceBuilder {
     ///
     /// Appends one item to `wwids`; [`wwids`](Self::wwids) replaces the whole list.
     pub fn wwid(mut self, item: impl Into<String>) -> Self {
-        self.inner.wwids.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.wwids, item);
         self
     }
 }

@@ -124,7 +124,7 @@ impl HostAliasBuilder {
     ///
     /// Replaces the whole list; [`hostname`](Self::hostname) appends one item.
     pub fn hostnames(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
-        self.inner.hostnames = Some(items.into_iter().map(Into::into).collect());
+        self.inner.hostnames = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -132,7 +132,7 @@ impl HostAliasBuilder {
     ///
     /// Appends one item to `hostnames`; [`hostnames`](Self::hostnames) replaces the whole list.
     pub fn hostname(mut self, item: impl Into<String>) -> Self {
-        self.inner.hostnames.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.hostnames, item);
         self
     }
 

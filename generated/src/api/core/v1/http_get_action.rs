@@ -175,7 +175,7 @@ impl HTTPGetActionBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::HTTPHeader>>,
     ) -> Self {
-        self.inner.http_headers = Some(items.into_iter().map(Into::into).collect());
+        self.inner.http_headers = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -183,7 +183,7 @@ impl HTTPGetActionBuilder {
     ///
     /// Appends one item to `http_headers`; [`http_headers`](Self::http_headers) replaces the whole list.
     pub fn http_header(mut self, item: impl Into<crate::api::core::v1::HTTPHeader>) -> Self {
-        self.inner.http_headers.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.http_headers, item);
         self
     }
 

@@ -343,7 +343,7 @@ impl ISCSIVolumeSourceBuilder {
     ///
     /// Replaces the whole list; [`portal`](Self::portal) appends one item.
     pub fn portals(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
-        self.inner.portals = Some(items.into_iter().map(Into::into).collect());
+        self.inner.portals = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -351,7 +351,7 @@ impl ISCSIVolumeSourceBuilder {
     ///
     /// Appends one item to `portals`; [`portals`](Self::portals) replaces the whole list.
     pub fn portal(mut self, item: impl Into<String>) -> Self {
-        self.inner.portals.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.portals, item);
         self
     }
 

@@ -160,7 +160,7 @@ impl LinuxContainerUserBuilder {
     ///
     /// Replaces the whole list; [`supplemental_group`](Self::supplemental_group) appends one item.
     pub fn supplemental_groups(mut self, items: impl IntoIterator<Item = impl Into<i64>>) -> Self {
-        self.inner.supplemental_groups = Some(items.into_iter().map(Into::into).collect());
+        self.inner.supplemental_groups = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -168,7 +168,7 @@ impl LinuxContainerUserBuilder {
     ///
     /// Appends one item to `supplemental_groups`; [`supplemental_groups`](Self::supplemental_groups) replaces the whole list.
     pub fn supplemental_group(mut self, item: impl Into<i64>) -> Self {
-        self.inner.supplemental_groups.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.supplemental_groups, item);
         self
     }
 

@@ -140,7 +140,7 @@ impl NodeAffinityBuilder {
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::PreferredSchedulingTerm>>,
     ) -> Self {
         self.inner.preferred_during_scheduling_ignored_during_execution = Some(
-            items.into_iter().map(Into::into).collect(),
+            ::kubeforge_runtime::builder::list(items),
         );
         self
     }
@@ -152,7 +152,7 @@ impl NodeAffinityBuilder {
         mut self,
         item: impl Into<crate::api::core::v1::PreferredSchedulingTerm>,
     ) -> Self {
-        self.inner.preferred_during_scheduling_ignored_during_execution.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.preferred_during_scheduling_ignored_during_execution, item);
         self
     }
 

@@ -104,10 +104,9 @@ impl NodeSelector {
     ) -> NodeSelectorBuilder {
         NodeSelectorBuilder {
             inner: Self {
-                node_selector_terms: node_selector_terms
-                    .into_iter()
-                    .map(Into::into)
-                    .collect(),
+                node_selector_terms: ::kubeforge_runtime::builder::list(
+                    node_selector_terms,
+                ),
                 unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             },
         }
@@ -125,7 +124,7 @@ impl NodeSelectorBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::NodeSelectorTerm>>,
     ) -> Self {
-        self.inner.node_selector_terms = items.into_iter().map(Into::into).collect();
+        self.inner.node_selector_terms = ::kubeforge_runtime::builder::list(items);
         self
     }
 

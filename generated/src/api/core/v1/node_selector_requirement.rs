@@ -166,7 +166,7 @@ impl NodeSelectorRequirementBuilder {
     ///
     /// Replaces the whole list; [`value`](Self::value) appends one item.
     pub fn values(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
-        self.inner.values = Some(items.into_iter().map(Into::into).collect());
+        self.inner.values = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -174,7 +174,7 @@ impl NodeSelectorRequirementBuilder {
     ///
     /// Appends one item to `values`; [`values`](Self::values) replaces the whole list.
     pub fn value(mut self, item: impl Into<String>) -> Self {
-        self.inner.values.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.values, item);
         self
     }
 }

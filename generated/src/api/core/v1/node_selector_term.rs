@@ -126,7 +126,7 @@ impl NodeSelectorTermBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::NodeSelectorRequirement>>,
     ) -> Self {
-        self.inner.match_expressions = Some(items.into_iter().map(Into::into).collect());
+        self.inner.match_expressions = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -137,7 +137,7 @@ impl NodeSelectorTermBuilder {
         mut self,
         item: impl Into<crate::api::core::v1::NodeSelectorRequirement>,
     ) -> Self {
-        self.inner.match_expressions.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.match_expressions, item);
         self
     }
 
@@ -148,7 +148,7 @@ impl NodeSelectorTermBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::NodeSelectorRequirement>>,
     ) -> Self {
-        self.inner.match_fields = Some(items.into_iter().map(Into::into).collect());
+        self.inner.match_fields = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -159,7 +159,7 @@ impl NodeSelectorTermBuilder {
         mut self,
         item: impl Into<crate::api::core::v1::NodeSelectorRequirement>,
     ) -> Self {
-        self.inner.match_fields.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.match_fields, item);
         self
     }
 }

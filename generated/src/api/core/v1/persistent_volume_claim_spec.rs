@@ -243,7 +243,7 @@ impl PersistentVolumeClaimSpecBuilder {
     ///
     /// Replaces the whole list; [`access_mode`](Self::access_mode) appends one item.
     pub fn access_modes(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
-        self.inner.access_modes = Some(items.into_iter().map(Into::into).collect());
+        self.inner.access_modes = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -251,7 +251,7 @@ impl PersistentVolumeClaimSpecBuilder {
     ///
     /// Appends one item to `access_modes`; [`access_modes`](Self::access_modes) replaces the whole list.
     pub fn access_mode(mut self, item: impl Into<String>) -> Self {
-        self.inner.access_modes.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.access_modes, item);
         self
     }
 

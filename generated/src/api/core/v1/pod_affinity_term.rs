@@ -215,7 +215,7 @@ impl PodAffinityTermBuilder {
     ///
     /// Replaces the whole list; [`match_label_key`](Self::match_label_key) appends one item.
     pub fn match_label_keys(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
-        self.inner.match_label_keys = Some(items.into_iter().map(Into::into).collect());
+        self.inner.match_label_keys = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -223,7 +223,7 @@ impl PodAffinityTermBuilder {
     ///
     /// Appends one item to `match_label_keys`; [`match_label_keys`](Self::match_label_keys) replaces the whole list.
     pub fn match_label_key(mut self, item: impl Into<String>) -> Self {
-        self.inner.match_label_keys.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.match_label_keys, item);
         self
     }
 
@@ -234,7 +234,7 @@ impl PodAffinityTermBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<String>>,
     ) -> Self {
-        self.inner.mismatch_label_keys = Some(items.into_iter().map(Into::into).collect());
+        self.inner.mismatch_label_keys = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -242,7 +242,7 @@ impl PodAffinityTermBuilder {
     ///
     /// Appends one item to `mismatch_label_keys`; [`mismatch_label_keys`](Self::mismatch_label_keys) replaces the whole list.
     pub fn mismatch_label_key(mut self, item: impl Into<String>) -> Self {
-        self.inner.mismatch_label_keys.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.mismatch_label_keys, item);
         self
     }
 
@@ -259,7 +259,7 @@ impl PodAffinityTermBuilder {
     ///
     /// Replaces the whole list; [`namespace`](Self::namespace) appends one item.
     pub fn namespaces(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
-        self.inner.namespaces = Some(items.into_iter().map(Into::into).collect());
+        self.inner.namespaces = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -267,7 +267,7 @@ impl PodAffinityTermBuilder {
     ///
     /// Appends one item to `namespaces`; [`namespaces`](Self::namespaces) replaces the whole list.
     pub fn namespace(mut self, item: impl Into<String>) -> Self {
-        self.inner.namespaces.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.namespaces, item);
         self
     }
 

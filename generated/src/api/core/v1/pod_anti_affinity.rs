@@ -140,7 +140,7 @@ impl PodAntiAffinityBuilder {
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::WeightedPodAffinityTerm>>,
     ) -> Self {
         self.inner.preferred_during_scheduling_ignored_during_execution = Some(
-            items.into_iter().map(Into::into).collect(),
+            ::kubeforge_runtime::builder::list(items),
         );
         self
     }
@@ -152,7 +152,7 @@ impl PodAntiAffinityBuilder {
         mut self,
         item: impl Into<crate::api::core::v1::WeightedPodAffinityTerm>,
     ) -> Self {
-        self.inner.preferred_during_scheduling_ignored_during_execution.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.preferred_during_scheduling_ignored_during_execution, item);
         self
     }
 
@@ -164,7 +164,7 @@ impl PodAntiAffinityBuilder {
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::PodAffinityTerm>>,
     ) -> Self {
         self.inner.required_during_scheduling_ignored_during_execution = Some(
-            items.into_iter().map(Into::into).collect(),
+            ::kubeforge_runtime::builder::list(items),
         );
         self
     }
@@ -176,7 +176,7 @@ impl PodAntiAffinityBuilder {
         mut self,
         item: impl Into<crate::api::core::v1::PodAffinityTerm>,
     ) -> Self {
-        self.inner.required_during_scheduling_ignored_during_execution.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.required_during_scheduling_ignored_during_execution, item);
         self
     }
 }

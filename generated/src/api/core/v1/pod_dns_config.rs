@@ -138,7 +138,7 @@ impl PodDNSConfigBuilder {
     ///
     /// Replaces the whole list; [`nameserver`](Self::nameserver) appends one item.
     pub fn nameservers(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
-        self.inner.nameservers = Some(items.into_iter().map(Into::into).collect());
+        self.inner.nameservers = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -146,7 +146,7 @@ impl PodDNSConfigBuilder {
     ///
     /// Appends one item to `nameservers`; [`nameservers`](Self::nameservers) replaces the whole list.
     pub fn nameserver(mut self, item: impl Into<String>) -> Self {
-        self.inner.nameservers.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.nameservers, item);
         self
     }
 
@@ -157,7 +157,7 @@ impl PodDNSConfigBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::PodDNSConfigOption>>,
     ) -> Self {
-        self.inner.options = Some(items.into_iter().map(Into::into).collect());
+        self.inner.options = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -165,7 +165,7 @@ impl PodDNSConfigBuilder {
     ///
     /// Appends one item to `options`; [`options`](Self::options) replaces the whole list.
     pub fn option(mut self, item: impl Into<crate::api::core::v1::PodDNSConfigOption>) -> Self {
-        self.inner.options.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.options, item);
         self
     }
 
@@ -173,7 +173,7 @@ impl PodDNSConfigBuilder {
     ///
     /// Replaces the whole list; [`search`](Self::search) appends one item.
     pub fn searches(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
-        self.inner.searches = Some(items.into_iter().map(Into::into).collect());
+        self.inner.searches = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -181,7 +181,7 @@ impl PodDNSConfigBuilder {
     ///
     /// Appends one item to `searches`; [`searches`](Self::searches) replaces the whole list.
     pub fn search(mut self, item: impl Into<String>) -> Self {
-        self.inner.searches.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.searches, item);
         self
     }
 }

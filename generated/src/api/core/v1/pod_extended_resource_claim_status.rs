@@ -124,7 +124,7 @@ impl PodExtendedResourceClaimStatus {
     ) -> PodExtendedResourceClaimStatusBuilder {
         PodExtendedResourceClaimStatusBuilder {
             inner: Self {
-                request_mappings: request_mappings.into_iter().map(Into::into).collect(),
+                request_mappings: ::kubeforge_runtime::builder::list(request_mappings),
                 resource_claim_name: resource_claim_name.into(),
                 unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             },
@@ -143,7 +143,7 @@ impl PodExtendedResourceClaimStatusBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::ContainerExtendedResourceRequest>>,
     ) -> Self {
-        self.inner.request_mappings = items.into_iter().map(Into::into).collect();
+        self.inner.request_mappings = ::kubeforge_runtime::builder::list(items);
         self
     }
 

@@ -158,7 +158,7 @@ impl PodList {
         PodListBuilder {
             inner: Self {
                 api_version: ::kubeforge_runtime::ApiVersion::present(),
-                items: items.into_iter().map(Into::into).collect(),
+                items: ::kubeforge_runtime::builder::list(items),
                 kind: ::kubeforge_runtime::Kind::present(),
                 metadata: None,
                 unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
@@ -178,7 +178,7 @@ impl PodListBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::Pod>>,
     ) -> Self {
-        self.inner.items = items.into_iter().map(Into::into).collect();
+        self.inner.items = ::kubeforge_runtime::builder::list(items);
         self
     }
 

@@ -368,7 +368,7 @@ impl PodSecurityContextBuilder {
     ///
     /// Replaces the whole list; [`supplemental_group`](Self::supplemental_group) appends one item.
     pub fn supplemental_groups(mut self, items: impl IntoIterator<Item = impl Into<i64>>) -> Self {
-        self.inner.supplemental_groups = Some(items.into_iter().map(Into::into).collect());
+        self.inner.supplemental_groups = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -376,7 +376,7 @@ impl PodSecurityContextBuilder {
     ///
     /// Appends one item to `supplemental_groups`; [`supplemental_groups`](Self::supplemental_groups) replaces the whole list.
     pub fn supplemental_group(mut self, item: impl Into<i64>) -> Self {
-        self.inner.supplemental_groups.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.supplemental_groups, item);
         self
     }
 
@@ -393,7 +393,7 @@ impl PodSecurityContextBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::Sysctl>>,
     ) -> Self {
-        self.inner.sysctls = Some(items.into_iter().map(Into::into).collect());
+        self.inner.sysctls = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -401,7 +401,7 @@ impl PodSecurityContextBuilder {
     ///
     /// Appends one item to `sysctls`; [`sysctls`](Self::sysctls) replaces the whole list.
     pub fn sysctl(mut self, item: impl Into<crate::api::core::v1::Sysctl>) -> Self {
-        self.inner.sysctls.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.sysctls, item);
         self
     }
 

@@ -779,7 +779,7 @@ impl PodSpec {
                 active_deadline_seconds: None,
                 affinity: None,
                 automount_service_account_token: None,
-                containers: containers.into_iter().map(Into::into).collect(),
+                containers: ::kubeforge_runtime::builder::list(containers),
                 dns_config: None,
                 dns_policy: None,
                 enable_service_links: None,
@@ -853,7 +853,7 @@ impl PodSpecBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::Container>>,
     ) -> Self {
-        self.inner.containers = items.into_iter().map(Into::into).collect();
+        self.inner.containers = ::kubeforge_runtime::builder::list(items);
         self
     }
 
@@ -890,7 +890,7 @@ impl PodSpecBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::EphemeralContainer>>,
     ) -> Self {
-        self.inner.ephemeral_containers = Some(items.into_iter().map(Into::into).collect());
+        self.inner.ephemeral_containers = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -901,7 +901,7 @@ impl PodSpecBuilder {
         mut self,
         item: impl Into<crate::api::core::v1::EphemeralContainer>,
     ) -> Self {
-        self.inner.ephemeral_containers.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.ephemeral_containers, item);
         self
     }
 
@@ -912,7 +912,7 @@ impl PodSpecBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::HostAlias>>,
     ) -> Self {
-        self.inner.host_aliases = Some(items.into_iter().map(Into::into).collect());
+        self.inner.host_aliases = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -920,7 +920,7 @@ impl PodSpecBuilder {
     ///
     /// Appends one item to `host_aliases`; [`host_aliases`](Self::host_aliases) replaces the whole list.
     pub fn host_alias(mut self, item: impl Into<crate::api::core::v1::HostAlias>) -> Self {
-        self.inner.host_aliases.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.host_aliases, item);
         self
     }
 
@@ -967,7 +967,7 @@ impl PodSpecBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::LocalObjectReference>>,
     ) -> Self {
-        self.inner.image_pull_secrets = Some(items.into_iter().map(Into::into).collect());
+        self.inner.image_pull_secrets = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -978,7 +978,7 @@ impl PodSpecBuilder {
         mut self,
         item: impl Into<crate::api::core::v1::LocalObjectReference>,
     ) -> Self {
-        self.inner.image_pull_secrets.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.image_pull_secrets, item);
         self
     }
 
@@ -989,7 +989,7 @@ impl PodSpecBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::Container>>,
     ) -> Self {
-        self.inner.init_containers = Some(items.into_iter().map(Into::into).collect());
+        self.inner.init_containers = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -997,7 +997,7 @@ impl PodSpecBuilder {
     ///
     /// Appends one item to `init_containers`; [`init_containers`](Self::init_containers) replaces the whole list.
     pub fn init_container(mut self, item: impl Into<crate::api::core::v1::Container>) -> Self {
-        self.inner.init_containers.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.init_containers, item);
         self
     }
 
@@ -1088,7 +1088,7 @@ impl PodSpecBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::PodReadinessGate>>,
     ) -> Self {
-        self.inner.readiness_gates = Some(items.into_iter().map(Into::into).collect());
+        self.inner.readiness_gates = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -1099,7 +1099,7 @@ impl PodSpecBuilder {
         mut self,
         item: impl Into<crate::api::core::v1::PodReadinessGate>,
     ) -> Self {
-        self.inner.readiness_gates.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.readiness_gates, item);
         self
     }
 
@@ -1110,7 +1110,7 @@ impl PodSpecBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::PodResourceClaim>>,
     ) -> Self {
-        self.inner.resource_claims = Some(items.into_iter().map(Into::into).collect());
+        self.inner.resource_claims = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -1121,7 +1121,7 @@ impl PodSpecBuilder {
         mut self,
         item: impl Into<crate::api::core::v1::PodResourceClaim>,
     ) -> Self {
-        self.inner.resource_claims.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.resource_claims, item);
         self
     }
 
@@ -1159,7 +1159,7 @@ impl PodSpecBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::PodSchedulingGate>>,
     ) -> Self {
-        self.inner.scheduling_gates = Some(items.into_iter().map(Into::into).collect());
+        self.inner.scheduling_gates = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -1170,7 +1170,7 @@ impl PodSpecBuilder {
         mut self,
         item: impl Into<crate::api::core::v1::PodSchedulingGate>,
     ) -> Self {
-        self.inner.scheduling_gates.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.scheduling_gates, item);
         self
     }
 
@@ -1226,7 +1226,7 @@ impl PodSpecBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::Toleration>>,
     ) -> Self {
-        self.inner.tolerations = Some(items.into_iter().map(Into::into).collect());
+        self.inner.tolerations = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -1234,7 +1234,7 @@ impl PodSpecBuilder {
     ///
     /// Appends one item to `tolerations`; [`tolerations`](Self::tolerations) replaces the whole list.
     pub fn toleration(mut self, item: impl Into<crate::api::core::v1::Toleration>) -> Self {
-        self.inner.tolerations.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.tolerations, item);
         self
     }
 
@@ -1245,7 +1245,7 @@ impl PodSpecBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::TopologySpreadConstraint>>,
     ) -> Self {
-        self.inner.topology_spread_constraints = Some(items.into_iter().map(Into::into).collect());
+        self.inner.topology_spread_constraints = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -1256,7 +1256,7 @@ impl PodSpecBuilder {
         mut self,
         item: impl Into<crate::api::core::v1::TopologySpreadConstraint>,
     ) -> Self {
-        self.inner.topology_spread_constraints.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.topology_spread_constraints, item);
         self
     }
 
@@ -1267,7 +1267,7 @@ impl PodSpecBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::Volume>>,
     ) -> Self {
-        self.inner.volumes = Some(items.into_iter().map(Into::into).collect());
+        self.inner.volumes = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -1275,7 +1275,7 @@ impl PodSpecBuilder {
     ///
     /// Appends one item to `volumes`; [`volumes`](Self::volumes) replaces the whole list.
     pub fn volume(mut self, item: impl Into<crate::api::core::v1::Volume>) -> Self {
-        self.inner.volumes.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.volumes, item);
         self
     }
 

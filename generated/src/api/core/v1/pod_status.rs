@@ -437,7 +437,7 @@ impl PodStatusBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::PodCondition>>,
     ) -> Self {
-        self.inner.conditions = Some(items.into_iter().map(Into::into).collect());
+        self.inner.conditions = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -445,7 +445,7 @@ impl PodStatusBuilder {
     ///
     /// Appends one item to `conditions`; [`conditions`](Self::conditions) replaces the whole list.
     pub fn condition(mut self, item: impl Into<crate::api::core::v1::PodCondition>) -> Self {
-        self.inner.conditions.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.conditions, item);
         self
     }
 
@@ -456,7 +456,7 @@ impl PodStatusBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::ContainerStatus>>,
     ) -> Self {
-        self.inner.container_statuses = Some(items.into_iter().map(Into::into).collect());
+        self.inner.container_statuses = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -467,7 +467,7 @@ impl PodStatusBuilder {
         mut self,
         item: impl Into<crate::api::core::v1::ContainerStatus>,
     ) -> Self {
-        self.inner.container_statuses.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.container_statuses, item);
         self
     }
 
@@ -478,7 +478,7 @@ impl PodStatusBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::ContainerStatus>>,
     ) -> Self {
-        self.inner.ephemeral_container_statuses = Some(items.into_iter().map(Into::into).collect());
+        self.inner.ephemeral_container_statuses = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -489,7 +489,7 @@ impl PodStatusBuilder {
         mut self,
         item: impl Into<crate::api::core::v1::ContainerStatus>,
     ) -> Self {
-        self.inner.ephemeral_container_statuses.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.ephemeral_container_statuses, item);
         self
     }
 
@@ -515,7 +515,7 @@ impl PodStatusBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::HostIP>>,
     ) -> Self {
-        self.inner.host_ips = Some(items.into_iter().map(Into::into).collect());
+        self.inner.host_ips = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -523,7 +523,7 @@ impl PodStatusBuilder {
     ///
     /// Appends one item to `host_ips`; [`host_ips`](Self::host_ips) replaces the whole list.
     pub fn push_host_ips(mut self, item: impl Into<crate::api::core::v1::HostIP>) -> Self {
-        self.inner.host_ips.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.host_ips, item);
         self
     }
 
@@ -534,7 +534,7 @@ impl PodStatusBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::ContainerStatus>>,
     ) -> Self {
-        self.inner.init_container_statuses = Some(items.into_iter().map(Into::into).collect());
+        self.inner.init_container_statuses = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -545,7 +545,7 @@ impl PodStatusBuilder {
         mut self,
         item: impl Into<crate::api::core::v1::ContainerStatus>,
     ) -> Self {
-        self.inner.init_container_statuses.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.init_container_statuses, item);
         self
     }
 
@@ -586,7 +586,7 @@ impl PodStatusBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::PodIP>>,
     ) -> Self {
-        self.inner.pod_ips = Some(items.into_iter().map(Into::into).collect());
+        self.inner.pod_ips = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -594,7 +594,7 @@ impl PodStatusBuilder {
     ///
     /// Appends one item to `pod_ips`; [`pod_ips`](Self::pod_ips) replaces the whole list.
     pub fn push_pod_ips(mut self, item: impl Into<crate::api::core::v1::PodIP>) -> Self {
-        self.inner.pod_ips.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.pod_ips, item);
         self
     }
 
@@ -623,7 +623,7 @@ impl PodStatusBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::PodResourceClaimStatus>>,
     ) -> Self {
-        self.inner.resource_claim_statuses = Some(items.into_iter().map(Into::into).collect());
+        self.inner.resource_claim_statuses = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -634,7 +634,7 @@ impl PodStatusBuilder {
         mut self,
         item: impl Into<crate::api::core::v1::PodResourceClaimStatus>,
     ) -> Self {
-        self.inner.resource_claim_statuses.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.resource_claim_statuses, item);
         self
     }
 

@@ -132,7 +132,7 @@ impl ProjectedVolumeSourceBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::VolumeProjection>>,
     ) -> Self {
-        self.inner.sources = Some(items.into_iter().map(Into::into).collect());
+        self.inner.sources = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -140,7 +140,7 @@ impl ProjectedVolumeSourceBuilder {
     ///
     /// Appends one item to `sources`; [`sources`](Self::sources) replaces the whole list.
     pub fn source(mut self, item: impl Into<crate::api::core::v1::VolumeProjection>) -> Self {
-        self.inner.sources.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.sources, item);
         self
     }
 }

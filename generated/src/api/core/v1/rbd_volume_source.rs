@@ -226,7 +226,7 @@ impl RBDVolumeSource {
                 fs_type: None,
                 image: image.into(),
                 keyring: Some("/etc/ceph/keyring".to_owned()),
-                monitors: monitors.into_iter().map(Into::into).collect(),
+                monitors: ::kubeforge_runtime::builder::list(monitors),
                 pool: Some("rbd".to_owned()),
                 read_only: None,
                 secret_ref: None,
@@ -265,7 +265,7 @@ impl RBDVolumeSourceBuilder {
     ///
     /// Replaces the whole list; [`monitor`](Self::monitor) appends one item.
     pub fn monitors(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
-        self.inner.monitors = items.into_iter().map(Into::into).collect();
+        self.inner.monitors = ::kubeforge_runtime::builder::list(items);
         self
     }
 

@@ -151,7 +151,7 @@ impl ResourceRequirementsBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::ResourceClaim>>,
     ) -> Self {
-        self.inner.claims = Some(items.into_iter().map(Into::into).collect());
+        self.inner.claims = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -159,7 +159,7 @@ impl ResourceRequirementsBuilder {
     ///
     /// Appends one item to `claims`; [`claims`](Self::claims) replaces the whole list.
     pub fn claim(mut self, item: impl Into<crate::api::core::v1::ResourceClaim>) -> Self {
-        self.inner.claims.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.claims, item);
         self
     }
 

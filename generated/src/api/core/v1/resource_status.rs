@@ -140,7 +140,7 @@ impl ResourceStatusBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::ResourceHealth>>,
     ) -> Self {
-        self.inner.resources = Some(items.into_iter().map(Into::into).collect());
+        self.inner.resources = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -148,7 +148,7 @@ impl ResourceStatusBuilder {
     ///
     /// Appends one item to `resources`; [`resources`](Self::resources) replaces the whole list.
     pub fn resource(mut self, item: impl Into<crate::api::core::v1::ResourceHealth>) -> Self {
-        self.inner.resources.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.resources, item);
         self
     }
 }

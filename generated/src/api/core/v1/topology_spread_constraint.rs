@@ -257,7 +257,7 @@ impl TopologySpreadConstraintBuilder {
     ///
     /// Replaces the whole list; [`match_label_key`](Self::match_label_key) appends one item.
     pub fn match_label_keys(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
-        self.inner.match_label_keys = Some(items.into_iter().map(Into::into).collect());
+        self.inner.match_label_keys = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -265,7 +265,7 @@ impl TopologySpreadConstraintBuilder {
     ///
     /// Appends one item to `match_label_keys`; [`match_label_keys`](Self::match_label_keys) replaces the whole list.
     pub fn match_label_key(mut self, item: impl Into<String>) -> Self {
-        self.inner.match_label_keys.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.match_label_keys, item);
         self
     }
 

@@ -165,7 +165,7 @@ impl ImageStreamList {
         ImageStreamListBuilder {
             inner: Self {
                 api_version: ::kubeforge_runtime::ApiVersion::present(),
-                items: items.into_iter().map(Into::into).collect(),
+                items: ::kubeforge_runtime::builder::list(items),
                 kind: ::kubeforge_runtime::Kind::present(),
                 metadata: None,
                 unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
@@ -185,7 +185,7 @@ impl ImageStreamListBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::openshift::image::v1::ImageStream>>,
     ) -> Self {
-        self.inner.items = items.into_iter().map(Into::into).collect();
+        self.inner.items = ::kubeforge_runtime::builder::list(items);
         self
     }
 

@@ -160,7 +160,7 @@ impl ImageStreamStatusBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::openshift::image::v1::NamedTagEventList>>,
     ) -> Self {
-        self.inner.tags = Some(items.into_iter().map(Into::into).collect());
+        self.inner.tags = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -168,7 +168,7 @@ impl ImageStreamStatusBuilder {
     ///
     /// Appends one item to `tags`; [`tags`](Self::tags) replaces the whole list.
     pub fn tag(mut self, item: impl Into<crate::openshift::image::v1::NamedTagEventList>) -> Self {
-        self.inner.tags.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.tags, item);
         self
     }
 }

@@ -140,7 +140,7 @@ impl NamedTagEventList {
         NamedTagEventListBuilder {
             inner: Self {
                 conditions: None,
-                items: items.into_iter().map(Into::into).collect(),
+                items: ::kubeforge_runtime::builder::list(items),
                 tag: tag.into(),
                 unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             },
@@ -159,7 +159,7 @@ impl NamedTagEventListBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::openshift::image::v1::TagEventCondition>>,
     ) -> Self {
-        self.inner.conditions = Some(items.into_iter().map(Into::into).collect());
+        self.inner.conditions = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -170,7 +170,7 @@ impl NamedTagEventListBuilder {
         mut self,
         item: impl Into<crate::openshift::image::v1::TagEventCondition>,
     ) -> Self {
-        self.inner.conditions.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.conditions, item);
         self
     }
 
@@ -181,7 +181,7 @@ impl NamedTagEventListBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::openshift::image::v1::TagEvent>>,
     ) -> Self {
-        self.inner.items = items.into_iter().map(Into::into).collect();
+        self.inner.items = ::kubeforge_runtime::builder::list(items);
         self
     }
 

@@ -310,7 +310,7 @@ impl DeleteOptionsBuilder {
     ///
     /// Replaces the whole list; [`push_dry_run`](Self::push_dry_run) appends one item.
     pub fn dry_run(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
-        self.inner.dry_run = Some(items.into_iter().map(Into::into).collect());
+        self.inner.dry_run = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -318,7 +318,7 @@ impl DeleteOptionsBuilder {
     ///
     /// Appends one item to `dry_run`; [`dry_run`](Self::dry_run) replaces the whole list.
     pub fn push_dry_run(mut self, item: impl Into<String>) -> Self {
-        self.inner.dry_run.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.dry_run, item);
         self
     }
 

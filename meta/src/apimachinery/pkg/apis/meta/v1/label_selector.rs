@@ -181,7 +181,7 @@ impl LabelSelectorBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::apimachinery::pkg::apis::meta::v1::LabelSelectorRequirement>>,
     ) -> Self {
-        self.inner.match_expressions = Some(items.into_iter().map(Into::into).collect());
+        self.inner.match_expressions = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -192,7 +192,7 @@ impl LabelSelectorBuilder {
         mut self,
         item: impl Into<crate::apimachinery::pkg::apis::meta::v1::LabelSelectorRequirement>,
     ) -> Self {
-        self.inner.match_expressions.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.match_expressions, item);
         self
     }
 

@@ -496,7 +496,7 @@ impl ObjectMetaBuilder {
     ///
     /// Replaces the whole list; [`finalizer`](Self::finalizer) appends one item.
     pub fn finalizers(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
-        self.inner.finalizers = Some(items.into_iter().map(Into::into).collect());
+        self.inner.finalizers = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -504,7 +504,7 @@ impl ObjectMetaBuilder {
     ///
     /// Appends one item to `finalizers`; [`finalizers`](Self::finalizers) replaces the whole list.
     pub fn finalizer(mut self, item: impl Into<String>) -> Self {
-        self.inner.finalizers.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.finalizers, item);
         self
     }
 
@@ -548,7 +548,7 @@ impl ObjectMetaBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry>>,
     ) -> Self {
-        self.inner.managed_fields = Some(items.into_iter().map(Into::into).collect());
+        self.inner.managed_fields = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -559,7 +559,7 @@ impl ObjectMetaBuilder {
         mut self,
         item: impl Into<crate::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry>,
     ) -> Self {
-        self.inner.managed_fields.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.managed_fields, item);
         self
     }
 
@@ -582,7 +582,7 @@ impl ObjectMetaBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::apimachinery::pkg::apis::meta::v1::OwnerReference>>,
     ) -> Self {
-        self.inner.owner_references = Some(items.into_iter().map(Into::into).collect());
+        self.inner.owner_references = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -593,7 +593,7 @@ impl ObjectMetaBuilder {
         mut self,
         item: impl Into<crate::apimachinery::pkg::apis::meta::v1::OwnerReference>,
     ) -> Self {
-        self.inner.owner_references.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.owner_references, item);
         self
     }
 

@@ -241,7 +241,7 @@ impl StatusDetailsBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::apimachinery::pkg::apis::meta::v1::StatusCause>>,
     ) -> Self {
-        self.inner.causes = Some(items.into_iter().map(Into::into).collect());
+        self.inner.causes = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -252,7 +252,7 @@ impl StatusDetailsBuilder {
         mut self,
         item: impl Into<crate::apimachinery::pkg::apis::meta::v1::StatusCause>,
     ) -> Self {
-        self.inner.causes.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.causes, item);
         self
     }
 
