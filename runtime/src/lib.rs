@@ -85,6 +85,7 @@
 
 #![deny(missing_docs)]
 
+pub mod builder;
 mod byte_string;
 // Written by `cargo xtask regen` as the generator lays out code, so rustfmt leaves it alone.
 #[rustfmt::skip]

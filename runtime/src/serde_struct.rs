@@ -1215,20 +1215,103 @@ where
     Ok(())
 }
 
-/// A struct's map being written, entry by entry: what each generated `Serialize` writes its
-/// fields into, one call per field, each returning whether it failed, in place of a `?`
+/// A struct whose `Serialize` kubeforge writes: its fields, each written into the map with
+/// one call of [`Entries`]. The generated `Serialize` is [`serialize`] over it.
+pub trait WriteFields {
+    /// Writes the struct's fields into `state`, in order, up to the first that fails:
+    ///
+    /// ```text
+    /// 'entries: {
+    ///     if state.optional("name", self.name.as_ref()) {
+    ///         break 'entries;
+    ///     }
+    ///     …
+    /// }
+    /// ```
+    fn write_fields<M: SerializeMap>(&self, state: &mut Entries<M>);
+}
+
+/// The `Serialize` of every struct that writes its fields with [`WriteFields`]: a map of
+/// its fields. A human-readable format (JSON, YAML) writes a map's entries as they come and
+/// is not told their number, as serde's derive does for a struct with a flattened field; a
+/// compact one (bincode, MessagePack, CBOR) is told the exact number, counted by writing the
+/// fields once into a counter, so that the length and the entries come from the same calls.
+///
+/// # Errors
+///
+/// The serializer's, and those of the fields' values.
+#[inline]
+pub fn serialize<T, S>(value: &T, serializer: S) -> Result<S::Ok, S::Error>
+where
+    T: WriteFields + ?Sized,
+    S: serde::Serializer,
+{
+    let len = if serializer.is_human_readable() {
+        None
+    } else {
+        let mut counter = Entries::new(Counter(0));
+        value.write_fields(&mut counter);
+        counter.end().ok()
+    };
+    let mut state = Entries::new(serializer.serialize_map(len)?);
+    value.write_fields(&mut state);
+    state.end()
+}
+
+/// A map that only counts its entries, for [`serialize`]'s compact formats.
+struct Counter(usize);
+
+/// [`Counter`]'s error, which it never returns.
+#[derive(Debug)]
+struct Uncounted;
+
+impl fmt::Display for Uncounted {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an entry that was not counted")
+    }
+}
+
+impl std::error::Error for Uncounted {}
+
+impl serde::ser::Error for Uncounted {
+    fn custom<T: fmt::Display>(_: T) -> Self {
+        Uncounted
+    }
+}
+
+impl SerializeMap for Counter {
+    type Ok = usize;
+    type Error = Uncounted;
+
+    fn serialize_key<T: Serialize + ?Sized>(&mut self, _: &T) -> Result<(), Uncounted> {
+        self.0 += 1;
+        Ok(())
+    }
+
+    fn serialize_value<T: Serialize + ?Sized>(&mut self, _: &T) -> Result<(), Uncounted> {
+        Ok(())
+    }
+
+    fn serialize_entry<K, V>(&mut self, _: &K, _: &V) -> Result<(), Uncounted>
+    where
+        K: Serialize + ?Sized,
+        V: Serialize + ?Sized,
+    {
+        self.0 += 1;
+        Ok(())
+    }
+
+    fn end(self) -> Result<usize, Uncounted> {
+        Ok(self.0)
+    }
+}
+
+/// A struct's map being written, entry by entry: what each generated [`WriteFields`] writes
+/// its fields into, one call per field, each returning whether it failed, in place of a `?`
 /// (each `?` of a generic body is `Try` and `From` obligations to type-check over the
 /// serializer's error type: the entries' `?` were 7% of a CRD crate's rustc instructions;
-/// BENCHMARKS.md, section g):
-///
-/// ```text
-/// if state.optional("name", self.name.as_ref()) {
-///     return state.end();
-/// }
-/// ```
-///
-/// An entry that fails keeps its error, which [`end`](Self::end) returns; the generated code
-/// writes no entry after it, as with `?`.
+/// BENCHMARKS.md, section g). An entry that fails keeps its error, which
+/// [`end`](Self::end) returns; the generated code writes no entry after it, as with `?`.
 pub struct Entries<M: SerializeMap> {
     map: M,
     error: Option<M::Error>,

@@ -73,10 +73,18 @@ pub mod com {
                 impl Eq for Policy {}
 
                 impl ::serde::Serialize for Policy {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        let len = 1 + self.unknown_fields.len();
-                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(Some(len))?);
+                        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+                    }
+                }
+
+                impl ::kubeforge_runtime::serde_struct::WriteFields for Policy {
+                    #[allow(clippy::too_many_lines)]
+                    fn write_fields<M: ::serde::ser::SerializeMap>(
+                        &self,
+                        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+                    ) {
                         'entries: {
                             if state.entry("name", &self.name) {
                                 break 'entries;
@@ -85,7 +93,6 @@ pub mod com {
                                 break 'entries;
                             }
                         }
-                        state.end()
                     }
                 }
 
@@ -222,23 +229,18 @@ pub mod com {
                 impl Eq for Volume {}
 
                 impl ::serde::Serialize for Volume {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        let len = if serializer.is_human_readable() {
-                            None
-                        } else {
-                            let mut len = 2 + self.unknown_fields.len();
-                            len += usize::from(self.labels.is_some());
-                            len += usize::from(self.data.is_some());
-                            len += usize::from(self.command.is_some());
-                            len += usize::from(self.pod_ips.is_some());
-                            len += usize::from(self.pod_ip.is_some());
-                            len += usize::from(self.policies.is_some());
-                            len += usize::from(self.limits.is_some());
-                            len += usize::from(self.matrix.is_some());
-                            Some(len)
-                        };
-                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+                    }
+                }
+
+                impl ::kubeforge_runtime::serde_struct::WriteFields for Volume {
+                    #[allow(clippy::too_many_lines)]
+                    fn write_fields<M: ::serde::ser::SerializeMap>(
+                        &self,
+                        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+                    ) {
                         'entries: {
                             if state.entry("mountOptions", &self.mount_options) {
                                 break 'entries;
@@ -274,7 +276,6 @@ pub mod com {
                                 break 'entries;
                             }
                         }
-                        state.end()
                     }
                 }
 
@@ -410,7 +411,7 @@ pub mod com {
                     ) -> VolumeBuilder {
                         VolumeBuilder {
                             inner: Self {
-                                mount_options: mount_options.into_iter().map(Into::into).collect(),
+                                mount_options: ::kubeforge_runtime::builder::list(mount_options),
                                 attributes: attributes
                                     .into_iter()
                                     .map(|(key, value)| (key.into(), value.into()))
@@ -437,7 +438,7 @@ pub mod com {
                     ///
                     /// Replaces the whole list; [`mount_option`](Self::mount_option) appends one item.
                     pub fn mount_options(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
-                        self.inner.mount_options = items.into_iter().map(Into::into).collect();
+                        self.inner.mount_options = ::kubeforge_runtime::builder::list(items);
                         self
                     }
 
@@ -518,7 +519,7 @@ pub mod com {
                     ///
                     /// Replaces the whole list; [`push_command`](Self::push_command) appends one item.
                     pub fn command(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
-                        self.inner.command = Some(items.into_iter().map(Into::into).collect());
+                        self.inner.command = Some(::kubeforge_runtime::builder::list(items));
                         self
                     }
 
@@ -526,7 +527,7 @@ pub mod com {
                     ///
                     /// Appends one item to `command`; [`command`](Self::command) replaces the whole list.
                     pub fn push_command(mut self, item: impl Into<String>) -> Self {
-                        self.inner.command.get_or_insert_default().push(item.into());
+                        ::kubeforge_runtime::builder::push(&mut self.inner.command, item);
                         self
                     }
 
@@ -534,7 +535,7 @@ pub mod com {
                     ///
                     /// Replaces the whole list; [`push_pod_ips`](Self::push_pod_ips) appends one item.
                     pub fn pod_ips(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
-                        self.inner.pod_ips = Some(items.into_iter().map(Into::into).collect());
+                        self.inner.pod_ips = Some(::kubeforge_runtime::builder::list(items));
                         self
                     }
 
@@ -542,7 +543,7 @@ pub mod com {
                     ///
                     /// Appends one item to `pod_ips`; [`pod_ips`](Self::pod_ips) replaces the whole list.
                     pub fn push_pod_ips(mut self, item: impl Into<String>) -> Self {
-                        self.inner.pod_ips.get_or_insert_default().push(item.into());
+                        ::kubeforge_runtime::builder::push(&mut self.inner.pod_ips, item);
                         self
                     }
 
@@ -559,7 +560,7 @@ pub mod com {
                         mut self,
                         items: impl IntoIterator<Item = impl Into<crate::golden::builder_collections::com::example::v1::Policy>>,
                     ) -> Self {
-                        self.inner.policies = Some(items.into_iter().map(Into::into).collect());
+                        self.inner.policies = Some(::kubeforge_runtime::builder::list(items));
                         self
                     }
 
@@ -570,7 +571,7 @@ pub mod com {
                         mut self,
                         item: impl Into<crate::golden::builder_collections::com::example::v1::Policy>,
                     ) -> Self {
-                        self.inner.policies.get_or_insert_default().push(item.into());
+                        ::kubeforge_runtime::builder::push(&mut self.inner.policies, item);
                         self
                     }
 
@@ -603,7 +604,7 @@ pub mod com {
                     ///
                     /// Replaces the whole list; [`push_matrix`](Self::push_matrix) appends one item.
                     pub fn matrix(mut self, items: impl IntoIterator<Item = impl Into<Vec<i32>>>) -> Self {
-                        self.inner.matrix = Some(items.into_iter().map(Into::into).collect());
+                        self.inner.matrix = Some(::kubeforge_runtime::builder::list(items));
                         self
                     }
 
@@ -611,7 +612,7 @@ pub mod com {
                     ///
                     /// Appends one item to `matrix`; [`matrix`](Self::matrix) replaces the whole list.
                     pub fn push_matrix(mut self, item: impl Into<Vec<i32>>) -> Self {
-                        self.inner.matrix.get_or_insert_default().push(item.into());
+                        ::kubeforge_runtime::builder::push(&mut self.inner.matrix, item);
                         self
                     }
                 }

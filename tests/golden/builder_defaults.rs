@@ -61,16 +61,18 @@ pub mod io {
                 impl Eq for Limits {}
 
                 impl ::serde::Serialize for Limits {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        let len = if serializer.is_human_readable() {
-                            None
-                        } else {
-                            let mut len = 1 + self.unknown_fields.len();
-                            len += usize::from(self.burst.is_some());
-                            Some(len)
-                        };
-                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+                    }
+                }
+
+                impl ::kubeforge_runtime::serde_struct::WriteFields for Limits {
+                    #[allow(clippy::too_many_lines)]
+                    fn write_fields<M: ::serde::ser::SerializeMap>(
+                        &self,
+                        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+                    ) {
                         'entries: {
                             if state.entry("cpu", &self.cpu) {
                                 break 'entries;
@@ -82,7 +84,6 @@ pub mod io {
                                 break 'entries;
                             }
                         }
-                        state.end()
                     }
                 }
 
@@ -217,31 +218,18 @@ pub mod io {
                 }
 
                 impl ::serde::Serialize for Settings {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        let len = if serializer.is_human_readable() {
-                            None
-                        } else {
-                            let mut len = 1 + self.unknown_fields.len();
-                            len += usize::from(self.name.is_some());
-                            len += usize::from(self.retries.is_some());
-                            len += usize::from(self.budget.is_some());
-                            len += usize::from(self.ratio.is_some());
-                            len += usize::from(self.scale.is_some());
-                            len += usize::from(self.enabled.is_some());
-                            len += usize::from(self.since.is_some());
-                            len += usize::from(self.key.is_some());
-                            len += usize::from(self.args.is_some());
-                            len += usize::from(self.ports.is_some());
-                            len += usize::from(self.limits.is_some());
-                            len += usize::from(self.policy.is_some());
-                            len += usize::from(self.label.is_some());
-                            len += usize::from(self.zero.is_some());
-                            len += usize::from(self.empty.is_some());
-                            len += usize::from(self.incomplete.is_some());
-                            Some(len)
-                        };
-                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+                    }
+                }
+
+                impl ::kubeforge_runtime::serde_struct::WriteFields for Settings {
+                    #[allow(clippy::too_many_lines)]
+                    fn write_fields<M: ::serde::ser::SerializeMap>(
+                        &self,
+                        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+                    ) {
                         'entries: {
                             if state.entry("mode", &self.mode) {
                                 break 'entries;
@@ -298,7 +286,6 @@ pub mod io {
                                 break 'entries;
                             }
                         }
-                        state.end()
                     }
                 }
 
@@ -640,7 +627,7 @@ pub mod io {
                     ///
                     /// Replaces the whole list; [`arg`](Self::arg) appends one item.
                     pub fn args(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
-                        self.inner.args = Some(items.into_iter().map(Into::into).collect());
+                        self.inner.args = Some(::kubeforge_runtime::builder::list(items));
                         self
                     }
 
@@ -648,7 +635,7 @@ pub mod io {
                     ///
                     /// Appends one item to `args`; [`args`](Self::args) replaces the whole list.
                     pub fn arg(mut self, item: impl Into<String>) -> Self {
-                        self.inner.args.get_or_insert_default().push(item.into());
+                        ::kubeforge_runtime::builder::push(&mut self.inner.args, item);
                         self
                     }
 
@@ -710,7 +697,7 @@ pub mod io {
                     ///
                     /// Replaces the whole list; [`push_empty`](Self::push_empty) appends one item.
                     pub fn empty(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
-                        self.inner.empty = Some(items.into_iter().map(Into::into).collect());
+                        self.inner.empty = Some(::kubeforge_runtime::builder::list(items));
                         self
                     }
 
@@ -718,7 +705,7 @@ pub mod io {
                     ///
                     /// Appends one item to `empty`; [`empty`](Self::empty) replaces the whole list.
                     pub fn push_empty(mut self, item: impl Into<String>) -> Self {
-                        self.inner.empty.get_or_insert_default().push(item.into());
+                        ::kubeforge_runtime::builder::push(&mut self.inner.empty, item);
                         self
                     }
 

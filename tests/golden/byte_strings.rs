@@ -65,18 +65,18 @@ pub mod io {
                 impl Eq for Secretish {}
 
                 impl ::serde::Serialize for Secretish {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        let len = if serializer.is_human_readable() {
-                            None
-                        } else {
-                            let mut len = 1 + self.unknown_fields.len();
-                            len += usize::from(self.data.is_some());
-                            len += usize::from(self.chunks.is_some());
-                            len += usize::from(self.string_data.is_some());
-                            Some(len)
-                        };
-                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+                    }
+                }
+
+                impl ::kubeforge_runtime::serde_struct::WriteFields for Secretish {
+                    #[allow(clippy::too_many_lines)]
+                    fn write_fields<M: ::serde::ser::SerializeMap>(
+                        &self,
+                        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+                    ) {
                         'entries: {
                             if state.entry("checksum", &self.checksum) {
                                 break 'entries;
@@ -94,7 +94,6 @@ pub mod io {
                                 break 'entries;
                             }
                         }
-                        state.end()
                     }
                 }
 
@@ -236,7 +235,7 @@ pub mod io {
                         mut self,
                         items: impl IntoIterator<Item = impl Into<::kubeforge_runtime::ByteString>>,
                     ) -> Self {
-                        self.inner.chunks = Some(items.into_iter().map(Into::into).collect());
+                        self.inner.chunks = Some(::kubeforge_runtime::builder::list(items));
                         self
                     }
 
@@ -244,7 +243,7 @@ pub mod io {
                     ///
                     /// Appends one item to `chunks`; [`chunks`](Self::chunks) replaces the whole list.
                     pub fn chunk(mut self, item: impl Into<::kubeforge_runtime::ByteString>) -> Self {
-                        self.inner.chunks.get_or_insert_default().push(item.into());
+                        ::kubeforge_runtime::builder::push(&mut self.inner.chunks, item);
                         self
                     }
 

@@ -75,17 +75,18 @@ pub mod io {
                 impl Eq for Condition {}
 
                 impl ::serde::Serialize for Condition {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        let len = if serializer.is_human_readable() {
-                            None
-                        } else {
-                            let mut len = 1 + self.unknown_fields.len();
-                            len += usize::from(self.observed.is_some());
-                            len += usize::from(self.created.is_some());
-                            Some(len)
-                        };
-                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+                    }
+                }
+
+                impl ::kubeforge_runtime::serde_struct::WriteFields for Condition {
+                    #[allow(clippy::too_many_lines)]
+                    fn write_fields<M: ::serde::ser::SerializeMap>(
+                        &self,
+                        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+                    ) {
                         'entries: {
                             if state.entry("lastTransitionTime", &self.last_transition_time) {
                                 break 'entries;
@@ -100,7 +101,6 @@ pub mod io {
                                 break 'entries;
                             }
                         }
-                        state.end()
                     }
                 }
 
@@ -216,7 +216,7 @@ pub mod io {
                         mut self,
                         items: impl IntoIterator<Item = impl Into<::kubeforge_runtime::DateTime>>,
                     ) -> Self {
-                        self.inner.observed = Some(items.into_iter().map(Into::into).collect());
+                        self.inner.observed = Some(::kubeforge_runtime::builder::list(items));
                         self
                     }
 
@@ -224,7 +224,7 @@ pub mod io {
                     ///
                     /// Appends one item to `observed`; [`observed`](Self::observed) replaces the whole list.
                     pub fn push_observed(mut self, item: impl Into<::kubeforge_runtime::DateTime>) -> Self {
-                        self.inner.observed.get_or_insert_default().push(item.into());
+                        ::kubeforge_runtime::builder::push(&mut self.inner.observed, item);
                         self
                     }
 

@@ -139,19 +139,18 @@ pub mod io {
                 impl Eq for Policy {}
 
                 impl ::serde::Serialize for Policy {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        let len = if serializer.is_human_readable() {
-                            None
-                        } else {
-                            let mut len = 1 + self.unknown_fields.len();
-                            len += usize::from(self.odd.is_some());
-                            len += usize::from(self.modes.is_some());
-                            len += usize::from(self.level.is_some());
-                            len += usize::from(self.count.is_some());
-                            Some(len)
-                        };
-                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+                    }
+                }
+
+                impl ::kubeforge_runtime::serde_struct::WriteFields for Policy {
+                    #[allow(clippy::too_many_lines)]
+                    fn write_fields<M: ::serde::ser::SerializeMap>(
+                        &self,
+                        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+                    ) {
                         'entries: {
                             if state.entry("restartPolicy", &self.restart_policy) {
                                 break 'entries;
@@ -172,7 +171,6 @@ pub mod io {
                                 break 'entries;
                             }
                         }
-                        state.end()
                     }
                 }
 
@@ -309,7 +307,7 @@ pub mod io {
                         mut self,
                         items: impl IntoIterator<Item = impl Into<crate::golden::enums::io::example::v1::PolicyModes>>,
                     ) -> Self {
-                        self.inner.modes = Some(items.into_iter().map(Into::into).collect());
+                        self.inner.modes = Some(::kubeforge_runtime::builder::list(items));
                         self
                     }
 
@@ -320,7 +318,7 @@ pub mod io {
                         mut self,
                         item: impl Into<crate::golden::enums::io::example::v1::PolicyModes>,
                     ) -> Self {
-                        self.inner.modes.get_or_insert_default().push(item.into());
+                        ::kubeforge_runtime::builder::push(&mut self.inner.modes, item);
                         self
                     }
 

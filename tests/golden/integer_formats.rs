@@ -66,20 +66,18 @@ pub mod io {
                 impl Eq for Counters {}
 
                 impl ::serde::Serialize for Counters {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        let len = if serializer.is_human_readable() {
-                            None
-                        } else {
-                            let mut len = 1 + self.unknown_fields.len();
-                            len += usize::from(self.small.is_some());
-                            len += usize::from(self.count.is_some());
-                            len += usize::from(self.total.is_some());
-                            len += usize::from(self.plain.is_some());
-                            len += usize::from(self.sizes.is_some());
-                            Some(len)
-                        };
-                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+                    }
+                }
+
+                impl ::kubeforge_runtime::serde_struct::WriteFields for Counters {
+                    #[allow(clippy::too_many_lines)]
+                    fn write_fields<M: ::serde::ser::SerializeMap>(
+                        &self,
+                        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+                    ) {
                         'entries: {
                             if state.entry("bytes", &self.bytes) {
                                 break 'entries;
@@ -103,7 +101,6 @@ pub mod io {
                                 break 'entries;
                             }
                         }
-                        state.end()
                     }
                 }
 
@@ -246,7 +243,7 @@ pub mod io {
                     ///
                     /// Replaces the whole list; [`size`](Self::size) appends one item.
                     pub fn sizes(mut self, items: impl IntoIterator<Item = impl Into<u64>>) -> Self {
-                        self.inner.sizes = Some(items.into_iter().map(Into::into).collect());
+                        self.inner.sizes = Some(::kubeforge_runtime::builder::list(items));
                         self
                     }
 
@@ -254,7 +251,7 @@ pub mod io {
                     ///
                     /// Appends one item to `sizes`; [`sizes`](Self::sizes) replaces the whole list.
                     pub fn size(mut self, item: impl Into<u64>) -> Self {
-                        self.inner.sizes.get_or_insert_default().push(item.into());
+                        ::kubeforge_runtime::builder::push(&mut self.inner.sizes, item);
                         self
                     }
                 }

@@ -63,16 +63,18 @@ pub mod io {
                     impl Eq for Option_ {}
 
                     impl ::serde::Serialize for Option_ {
-                        #[allow(clippy::too_many_lines)]
+                        #[inline]
                         fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                            let len = if serializer.is_human_readable() {
-                                None
-                            } else {
-                                let mut len = self.unknown_fields.len();
-                                len += usize::from(self.value.is_some());
-                                Some(len)
-                            };
-                            let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                            ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+                        }
+                    }
+
+                    impl ::kubeforge_runtime::serde_struct::WriteFields for Option_ {
+                        #[allow(clippy::too_many_lines)]
+                        fn write_fields<M: ::serde::ser::SerializeMap>(
+                            &self,
+                            state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+                        ) {
                             'entries: {
                                 if state.optional("value", self.value.as_ref()) {
                                     break 'entries;
@@ -81,7 +83,6 @@ pub mod io {
                                     break 'entries;
                                 }
                             }
-                            state.end()
                         }
                     }
 
@@ -198,28 +199,18 @@ pub mod io {
                 impl Eq for Keywords {}
 
                 impl ::serde::Serialize for Keywords {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        let len = if serializer.is_human_readable() {
-                            None
-                        } else {
-                            let mut len = 1 + self.unknown_fields.len();
-                            len += usize::from(self.ref_.is_some());
-                            len += usize::from(self.schema.is_some());
-                            len += usize::from(self._1st_place.is_some());
-                            len += usize::from(self.async_.is_some());
-                            len += usize::from(self.continue_.is_some());
-                            len += usize::from(self.crate_.is_some());
-                            len += usize::from(self.dash_separated_name.is_some());
-                            len += usize::from(self.external_ips.is_some());
-                            len += usize::from(self.foo_bar_2.is_some());
-                            len += usize::from(self.foo_bar.is_some());
-                            len += usize::from(self.ref_2.is_some());
-                            len += usize::from(self.self_.is_some());
-                            len += usize::from(self.x_kubernetes_list_type.is_some());
-                            Some(len)
-                        };
-                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+                    }
+                }
+
+                impl ::kubeforge_runtime::serde_struct::WriteFields for Keywords {
+                    #[allow(clippy::too_many_lines)]
+                    fn write_fields<M: ::serde::ser::SerializeMap>(
+                        &self,
+                        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+                    ) {
                         'entries: {
                             if state.optional("$ref", self.ref_.as_ref()) {
                                 break 'entries;
@@ -267,7 +258,6 @@ pub mod io {
                                 break 'entries;
                             }
                         }
-                        state.end()
                     }
                 }
 
@@ -515,7 +505,7 @@ pub mod io {
                     ///
                     /// Replaces the whole list; [`external_ip`](Self::external_ip) appends one item.
                     pub fn external_ips(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
-                        self.inner.external_ips = Some(items.into_iter().map(Into::into).collect());
+                        self.inner.external_ips = Some(::kubeforge_runtime::builder::list(items));
                         self
                     }
 
@@ -523,7 +513,7 @@ pub mod io {
                     ///
                     /// Appends one item to `external_ips`; [`external_ips`](Self::external_ips) replaces the whole list.
                     pub fn external_ip(mut self, item: impl Into<String>) -> Self {
-                        self.inner.external_ips.get_or_insert_default().push(item.into());
+                        ::kubeforge_runtime::builder::push(&mut self.inner.external_ips, item);
                         self
                     }
 
@@ -594,16 +584,18 @@ pub mod io {
                 impl Eq for Type {}
 
                 impl ::serde::Serialize for Type {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        let len = if serializer.is_human_readable() {
-                            None
-                        } else {
-                            let mut len = self.unknown_fields.len();
-                            len += usize::from(self.self_.is_some());
-                            Some(len)
-                        };
-                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+                    }
+                }
+
+                impl ::kubeforge_runtime::serde_struct::WriteFields for Type {
+                    #[allow(clippy::too_many_lines)]
+                    fn write_fields<M: ::serde::ser::SerializeMap>(
+                        &self,
+                        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+                    ) {
                         'entries: {
                             if state.optional("Self", self.self_.as_ref()) {
                                 break 'entries;
@@ -612,7 +604,6 @@ pub mod io {
                                 break 'entries;
                             }
                         }
-                        state.end()
                     }
                 }
 

@@ -87,22 +87,18 @@ pub mod io {
                 impl Eq for Maps {}
 
                 impl ::serde::Serialize for Maps {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        let len = if serializer.is_human_readable() {
-                            None
-                        } else {
-                            let mut len = 1 + self.unknown_fields.len();
-                            len += usize::from(self.limits.is_some());
-                            len += usize::from(self.groups.is_some());
-                            len += usize::from(self.nested.is_some());
-                            len += usize::from(self.anything.is_some());
-                            len += usize::from(self.free.is_some());
-                            len += usize::from(self.preserved.is_some());
-                            len += usize::from(self.untyped.is_some());
-                            Some(len)
-                        };
-                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+                    }
+                }
+
+                impl ::kubeforge_runtime::serde_struct::WriteFields for Maps {
+                    #[allow(clippy::too_many_lines)]
+                    fn write_fields<M: ::serde::ser::SerializeMap>(
+                        &self,
+                        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+                    ) {
                         'entries: {
                             if state.entry("labels", &self.labels) {
                                 break 'entries;
@@ -132,7 +128,6 @@ pub mod io {
                                 break 'entries;
                             }
                         }
-                        state.end()
                     }
                 }
 

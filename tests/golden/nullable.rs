@@ -61,17 +61,18 @@ pub mod io {
                 impl Eq for Child {}
 
                 impl ::serde::Serialize for Child {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        let len = if serializer.is_human_readable() {
-                            None
-                        } else {
-                            let mut len = self.unknown_fields.len();
-                            len += usize::from(self.a.is_some());
-                            len += usize::from(self.next.is_some());
-                            Some(len)
-                        };
-                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+                    }
+                }
+
+                impl ::kubeforge_runtime::serde_struct::WriteFields for Child {
+                    #[allow(clippy::too_many_lines)]
+                    fn write_fields<M: ::serde::ser::SerializeMap>(
+                        &self,
+                        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+                    ) {
                         'entries: {
                             if state.optional("a", self.a.as_ref()) {
                                 break 'entries;
@@ -83,7 +84,6 @@ pub mod io {
                                 break 'entries;
                             }
                         }
-                        state.end()
                     }
                 }
 
@@ -202,23 +202,18 @@ pub mod io {
                 impl Eq for Nullables {}
 
                 impl ::serde::Serialize for Nullables {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        let len = if serializer.is_human_readable() {
-                            None
-                        } else {
-                            let mut len = 2 + self.unknown_fields.len();
-                            len += usize::from(self.note.is_some());
-                            len += usize::from(self.count.is_some());
-                            len += usize::from(self.parent.is_some());
-                            len += usize::from(self.mode.is_some());
-                            len += usize::from(self.tags.is_some());
-                            len += usize::from(self.labels.is_some());
-                            len += usize::from(self.scores.is_some());
-                            len += usize::from(self.plain.is_some());
-                            Some(len)
-                        };
-                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+                    }
+                }
+
+                impl ::kubeforge_runtime::serde_struct::WriteFields for Nullables {
+                    #[allow(clippy::too_many_lines)]
+                    fn write_fields<M: ::serde::ser::SerializeMap>(
+                        &self,
+                        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+                    ) {
                         'entries: {
                             if state.entry("name", &self.name) {
                                 break 'entries;
@@ -254,7 +249,6 @@ pub mod io {
                                 break 'entries;
                             }
                         }
-                        state.end()
                     }
                 }
 
@@ -503,7 +497,7 @@ pub mod io {
                     ///
                     /// Replaces the whole list; [`score`](Self::score) appends one item.
                     pub fn scores(mut self, items: impl IntoIterator<Item = impl Into<Option<i64>>>) -> Self {
-                        self.inner.scores = Some(items.into_iter().map(Into::into).collect());
+                        self.inner.scores = Some(::kubeforge_runtime::builder::list(items));
                         self
                     }
 
@@ -511,7 +505,7 @@ pub mod io {
                     ///
                     /// Appends one item to `scores`; [`scores`](Self::scores) replaces the whole list.
                     pub fn score(mut self, item: impl Into<Option<i64>>) -> Self {
-                        self.inner.scores.get_or_insert_default().push(item.into());
+                        ::kubeforge_runtime::builder::push(&mut self.inner.scores, item);
                         self
                     }
 

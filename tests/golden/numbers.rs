@@ -63,18 +63,18 @@ pub mod io {
                 }
 
                 impl ::serde::Serialize for Weights {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        let len = if serializer.is_human_readable() {
-                            None
-                        } else {
-                            let mut len = 1 + self.unknown_fields.len();
-                            len += usize::from(self.ratio.is_some());
-                            len += usize::from(self.samples.is_some());
-                            len += usize::from(self.limits.is_some());
-                            Some(len)
-                        };
-                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+                    }
+                }
+
+                impl ::kubeforge_runtime::serde_struct::WriteFields for Weights {
+                    #[allow(clippy::too_many_lines)]
+                    fn write_fields<M: ::serde::ser::SerializeMap>(
+                        &self,
+                        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+                    ) {
                         'entries: {
                             if state.entry("factor", &self.factor) {
                                 break 'entries;
@@ -92,7 +92,6 @@ pub mod io {
                                 break 'entries;
                             }
                         }
-                        state.end()
                     }
                 }
 
@@ -203,7 +202,7 @@ pub mod io {
                         mut self,
                         items: impl IntoIterator<Item = impl Into<::kubeforge_runtime::Number>>,
                     ) -> Self {
-                        self.inner.samples = Some(items.into_iter().map(Into::into).collect());
+                        self.inner.samples = Some(::kubeforge_runtime::builder::list(items));
                         self
                     }
 
@@ -211,7 +210,7 @@ pub mod io {
                     ///
                     /// Appends one item to `samples`; [`samples`](Self::samples) replaces the whole list.
                     pub fn sample(mut self, item: impl Into<::kubeforge_runtime::Number>) -> Self {
-                        self.inner.samples.get_or_insert_default().push(item.into());
+                        ::kubeforge_runtime::builder::push(&mut self.inner.samples, item);
                         self
                     }
 

@@ -82,21 +82,18 @@ pub mod com {
                     impl Eq for Lease {}
 
                     impl ::serde::Serialize for Lease {
-                        #[allow(clippy::too_many_lines)]
+                        #[inline]
                         fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                            let len = if serializer.is_human_readable() {
-                                None
-                            } else {
-                                let mut len = self.unknown_fields.len();
-                                len += usize::from(self.holder_identity.is_some());
-                                len += usize::from(self.script.is_some());
-                                len += usize::from(self.fence.is_some());
-                                len += usize::from(self.links.is_some());
-                                len += usize::from(self.comment.is_some());
-                                len += usize::from(self.heading.is_some());
-                                Some(len)
-                            };
-                            let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                            ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+                        }
+                    }
+
+                    impl ::kubeforge_runtime::serde_struct::WriteFields for Lease {
+                        #[allow(clippy::too_many_lines)]
+                        fn write_fields<M: ::serde::ser::SerializeMap>(
+                            &self,
+                            state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+                        ) {
                             'entries: {
                                 if state.optional("holderIdentity", self.holder_identity.as_ref()) {
                                     break 'entries;
@@ -120,7 +117,6 @@ pub mod com {
                                     break 'entries;
                                 }
                             }
-                            state.end()
                         }
                     }
 

@@ -95,19 +95,18 @@ pub mod io {
                 }
 
                 impl ::serde::Serialize for Gadget {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        let len = if serializer.is_human_readable() {
-                            None
-                        } else {
-                            let mut len = self.unknown_fields.len();
-                            len += usize::from(self.spec.is_some());
-                            len += usize::from(self.metadata.is_some());
-                            len += usize::from(self.api_version.is_present());
-                            len += usize::from(self.kind.is_present());
-                            Some(len)
-                        };
-                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+                    }
+                }
+
+                impl ::kubeforge_runtime::serde_struct::WriteFields for Gadget {
+                    #[allow(clippy::too_many_lines)]
+                    fn write_fields<M: ::serde::ser::SerializeMap>(
+                        &self,
+                        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+                    ) {
                         'entries: {
                             if state.optional("spec", self.spec.as_ref()) {
                                 break 'entries;
@@ -125,7 +124,6 @@ pub mod io {
                                 break 'entries;
                             }
                         }
-                        state.end()
                     }
                 }
 
@@ -873,23 +871,18 @@ pub mod io {
                 }
 
                 impl ::serde::Serialize for GadgetSpec {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        let len = if serializer.is_human_readable() {
-                            None
-                        } else {
-                            let mut len = 1 + self.unknown_fields.len();
-                            len += usize::from(self.max_surge.is_some());
-                            len += usize::from(self.ratio.is_some());
-                            len += usize::from(self.mode.is_some());
-                            len += usize::from(self.name.is_some());
-                            len += usize::from(self.uid.is_some());
-                            len += usize::from(self.legacy.is_some());
-                            len += usize::from(self.tags.is_some());
-                            len += usize::from(self.ports.is_some());
-                            Some(len)
-                        };
-                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+                    }
+                }
+
+                impl ::kubeforge_runtime::serde_struct::WriteFields for GadgetSpec {
+                    #[allow(clippy::too_many_lines)]
+                    fn write_fields<M: ::serde::ser::SerializeMap>(
+                        &self,
+                        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+                    ) {
                         'entries: {
                             if state.entry("replicas", &self.replicas) {
                                 break 'entries;
@@ -922,7 +915,6 @@ pub mod io {
                                 break 'entries;
                             }
                         }
-                        state.end()
                     }
                 }
 
@@ -1120,7 +1112,7 @@ pub mod io {
                     ///
                     /// Replaces the whole list; [`tag`](Self::tag) appends one item.
                     pub fn tags(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
-                        self.inner.tags = Some(items.into_iter().map(Into::into).collect());
+                        self.inner.tags = Some(::kubeforge_runtime::builder::list(items));
                         self
                     }
 
@@ -1128,7 +1120,7 @@ pub mod io {
                     ///
                     /// Appends one item to `tags`; [`tags`](Self::tags) replaces the whole list.
                     pub fn tag(mut self, item: impl Into<String>) -> Self {
-                        self.inner.tags.get_or_insert_default().push(item.into());
+                        ::kubeforge_runtime::builder::push(&mut self.inner.tags, item);
                         self
                     }
 
@@ -1139,7 +1131,7 @@ pub mod io {
                         mut self,
                         items: impl IntoIterator<Item = impl Into<crate::golden::validation::io::example::v1::GadgetSpecPorts>>,
                     ) -> Self {
-                        self.inner.ports = Some(items.into_iter().map(Into::into).collect());
+                        self.inner.ports = Some(::kubeforge_runtime::builder::list(items));
                         self
                     }
 
@@ -1150,7 +1142,7 @@ pub mod io {
                         mut self,
                         item: impl Into<crate::golden::validation::io::example::v1::GadgetSpecPorts>,
                     ) -> Self {
-                        self.inner.ports.get_or_insert_default().push(item.into());
+                        ::kubeforge_runtime::builder::push(&mut self.inner.ports, item);
                         self
                     }
                 }
@@ -1182,16 +1174,18 @@ pub mod io {
                 impl Eq for GadgetSpecPorts {}
 
                 impl ::serde::Serialize for GadgetSpecPorts {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        let len = if serializer.is_human_readable() {
-                            None
-                        } else {
-                            let mut len = 2 + self.unknown_fields.len();
-                            len += usize::from(self.port.is_some());
-                            Some(len)
-                        };
-                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+                    }
+                }
+
+                impl ::kubeforge_runtime::serde_struct::WriteFields for GadgetSpecPorts {
+                    #[allow(clippy::too_many_lines)]
+                    fn write_fields<M: ::serde::ser::SerializeMap>(
+                        &self,
+                        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+                    ) {
                         'entries: {
                             if state.entry("name", &self.name) {
                                 break 'entries;
@@ -1206,7 +1200,6 @@ pub mod io {
                                 break 'entries;
                             }
                         }
-                        state.end()
                     }
                 }
 
@@ -1375,18 +1368,18 @@ pub mod io {
                 }
 
                 impl ::serde::Serialize for GadgetList {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                        let len = if serializer.is_human_readable() {
-                            None
-                        } else {
-                            let mut len = 1 + self.unknown_fields.len();
-                            len += usize::from(self.api_version.is_present());
-                            len += usize::from(self.kind.is_present());
-                            len += usize::from(self.metadata.is_some());
-                            Some(len)
-                        };
-                        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+                        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+                    }
+                }
+
+                impl ::kubeforge_runtime::serde_struct::WriteFields for GadgetList {
+                    #[allow(clippy::too_many_lines)]
+                    fn write_fields<M: ::serde::ser::SerializeMap>(
+                        &self,
+                        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+                    ) {
                         'entries: {
                             if state.entry_if("apiVersion", &self.api_version, self.api_version.is_present()) {
                                 break 'entries;
@@ -1404,7 +1397,6 @@ pub mod io {
                                 break 'entries;
                             }
                         }
-                        state.end()
                     }
                 }
 
@@ -1513,7 +1505,7 @@ pub mod io {
                         GadgetListBuilder {
                             inner: Self {
                                 api_version: ::kubeforge_runtime::ApiVersion::present(),
-                                items: items.into_iter().map(Into::into).collect(),
+                                items: ::kubeforge_runtime::builder::list(items),
                                 kind: ::kubeforge_runtime::Kind::present(),
                                 metadata: None,
                                 unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
@@ -1533,7 +1525,7 @@ pub mod io {
                         mut self,
                         items: impl IntoIterator<Item = impl Into<crate::golden::validation::io::example::v1::Gadget>>,
                     ) -> Self {
-                        self.inner.items = items.into_iter().map(Into::into).collect();
+                        self.inner.items = ::kubeforge_runtime::builder::list(items);
                         self
                     }
 

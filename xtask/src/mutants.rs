@@ -139,6 +139,22 @@ pub const MUTANTS: &[Mutant] = &[
         tests: &["kubeforge-tests:round_trip:a_failed_write_ends_the_object_with_its_error"],
     },
     Mutant {
+        name: "compact-length-uncounted",
+        breaks: "a compact format is told the exact number of a struct's entries",
+        file: "runtime/src/serde_struct.rs",
+        find: "        V: Serialize + ?Sized,\n    {\n        self.0 += 1;\n        Ok(())",
+        replace: "        V: Serialize + ?Sized,\n    {\n        Ok(())",
+        tests: &["kubeforge-tests:round_trip:compact_formats_are_told_every_objects_exact_length"],
+    },
+    Mutant {
+        name: "pushed-item-first",
+        breaks: "a builder's appending setter appends its item to the end of the list",
+        file: "runtime/src/builder.rs",
+        find: "    list.get_or_insert_default().push(item.into());",
+        replace: "    list.get_or_insert_default().insert(0, item.into());",
+        tests: &["kubeforge-runtime:lib", "kubeforge-tests:builders"],
+    },
+    Mutant {
         name: "percent-unencoded-in-path",
         breaks: "a path parameter's `%` is percent-encoded",
         file: "runtime/src/request.rs",

@@ -437,7 +437,13 @@ fn method_body(code: &mut Code, context: &Context<'_>, field: &Field, kind: Meth
                 code.list(&format!("self.inner.{name} = Some("), &[&value], ")", ";");
             }
         }
-        MethodKind::Push => code.line(&format!("{unwrapped}.push(item.into());")),
+        MethodKind::Push if field.required => {
+            code.line(&format!("self.inner.{name}.push(item.into());"));
+        }
+        MethodKind::Push => code.line(&format!(
+            "{}::builder::push(&mut self.inner.{name}, item);",
+            context.runtime
+        )),
         MethodKind::Insert => {
             code.line(&format!("{unwrapped}.insert(key.into(), value.into());"));
         }
@@ -498,7 +504,10 @@ fn convert(context: &Context<'_>, field: &Field, argument: &str) -> Expr {
         Expr::method(items, "collect", vec![])
     };
     match resolve(&context.api.types, &field.shape) {
-        Shape::Vec(_) => collect("Into::into"),
+        Shape::Vec(_) => Expr::call(
+            format!("{}::builder::list", context.runtime),
+            vec![Expr::word(argument)],
+        ),
         Shape::Map(_) => collect("|(key, value)| (key.into(), value.into())"),
         _ if field.boxed => Expr::call("Box::new", vec![into(argument)]),
         _ => into(argument),

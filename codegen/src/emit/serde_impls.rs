@@ -15,8 +15,11 @@
 //! is read in place into its parent (BENCHMARKS.md, section c: the moves of every level were
 //! most of the data-cache write misses). A struct with a required field whose type has no
 //! placeholder the generator knows (a union, a user's type, a boxed struct) is read into
-//! slots by a `visit_map` of its own, matching each key to a field in a plain `match`. One
-//! serializer per struct; the generic steps are shared functions in
+//! slots by a `visit_map` of its own, matching each key to a field in a plain `match`.
+//! Writing is one generic body for every struct (`serde_struct::serialize`, which also
+//! counts the entries for a compact format) over the struct's `WriteFields`: one runtime call
+//! per field, each saying whether it failed, with no `?` (each was obligations to type-check
+//! in a body generic over the serializer). The generic steps are shared functions in
 //! `kubeforge_runtime::serde_struct`. Behaviour is the derive's with our attributes (see
 //! that module).
 //!
@@ -162,26 +165,13 @@ fn serialize_impl(code: &mut Code, context: &Context<'_>, ty: &TypeDef, fields: 
     let runtime = &context.runtime;
     let name = &ty.name;
     let s = type_parameter(ty, "S");
-    let always = fields
-        .iter()
-        .filter(|f| matches!(presence(context, f), Presence::Required))
-        .count();
-    let mut present: Vec<String> = Vec::new();
-    let mut extra_len: Option<String> = None;
-    for field in fields {
-        let member = &field.rust_name;
-        match presence(context, field) {
-            Presence::Required => {}
-            Presence::Optional | Presence::OptionalNullable => {
-                present.push(format!("self.{member}.is_some()"));
-            }
-            Presence::Marker(_) => present.push(format!("self.{member}.is_present()")),
-            Presence::Extra => extra_len = Some(format!("self.{member}.len()")),
-        }
-    }
+    let m = type_parameter(ty, "M");
 
+    // `Serialize` is one generic body for every struct: the runtime's `serialize` opens the
+    // map (told its length, counted by writing the entries once more into a counter, when
+    // the format is compact) and writes the entries with the struct's `WriteFields`.
     code.open(&format!("impl ::serde::Serialize for {name} {{"));
-    code.line("#[allow(clippy::too_many_lines)]");
+    code.line("#[inline]");
     code.list(
         &format!("fn serialize<{s}: ::serde::Serializer>("),
         &["&self", &format!("serializer: {s}")],
@@ -189,43 +179,26 @@ fn serialize_impl(code: &mut Code, context: &Context<'_>, ty: &TypeDef, fields: 
         &format!(" -> Result<{s}::Ok, {s}::Error> {{"),
     );
     code.deeper();
-    // The entries always written: the required fields and the unknown ones.
-    let always = match (always, extra_len) {
-        (0, Some(extra)) => extra,
-        (always, Some(extra)) => format!("{always} + {extra}"),
-        (always, None) => always.to_string(),
-    };
-    let binding = if fields.is_empty() {
-        "let state"
-    } else {
-        "let mut state"
-    };
-    if present.is_empty() {
-        code.line(&format!("let len = {always};"));
-        code.line(&format!(
-            "{binding} = {runtime}::serde_struct::Entries::new(serializer.serialize_map(Some(len))?);"
-        ));
-    } else {
-        // A human-readable format (JSON, YAML) writes a map's entries as they come and is
-        // not told their number, as serde's derive does for a struct with a flattened
-        // field; the length pass then costs nothing (BENCHMARKS.md, section c). A compact
-        // one (bincode, MessagePack, CBOR) is given the exact number. One statement per
-        // optional field, not one expression: a struct with thousands of optional fields
-        // would otherwise be an expression nested thousands deep.
-        code.open("let len = if serializer.is_human_readable() {");
-        code.line("None");
-        code.shallower();
-        code.open("} else {");
-        code.line(&format!("let mut len = {always};"));
-        for present in &present {
-            code.line(&format!("len += usize::from({present});"));
-        }
-        code.line("Some(len)");
-        code.close("};");
-        code.line(&format!(
-            "{binding} = {runtime}::serde_struct::Entries::new(serializer.serialize_map(len)?);"
-        ));
-    }
+    code.line(&format!(
+        "{runtime}::serde_struct::serialize(self, serializer)"
+    ));
+    code.close("}");
+    code.close("}");
+    code.blank();
+
+    let state = if fields.is_empty() { "_" } else { "state" };
+    code.open_impl(&format!("impl {runtime}::serde_struct::WriteFields"), name);
+    code.line("#[allow(clippy::too_many_lines)]");
+    code.list(
+        &format!("fn write_fields<{m}: ::serde::ser::SerializeMap>("),
+        &[
+            "&self",
+            &format!("{state}: &mut {runtime}::serde_struct::Entries<{m}>"),
+        ],
+        ")",
+        " {",
+    );
+    code.deeper();
     // One call per field and no `?`: each returns whether it failed (`Entries`), since each
     // `?` of a generic body is obligations to type-check (BENCHMARKS.md, section g).
     if !fields.is_empty() {
@@ -259,7 +232,6 @@ fn serialize_impl(code: &mut Code, context: &Context<'_>, ty: &TypeDef, fields: 
     if !fields.is_empty() {
         code.close("}");
     }
-    code.line("state.end()");
     code.close("}");
     code.close("}");
 }

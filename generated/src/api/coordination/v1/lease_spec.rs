@@ -31,22 +31,18 @@ pub struct LeaseSpec {
 impl Eq for LeaseSpec {}
 
 impl ::serde::Serialize for LeaseSpec {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = self.unknown_fields.len();
-            len += usize::from(self.acquire_time.is_some());
-            len += usize::from(self.holder_identity.is_some());
-            len += usize::from(self.lease_duration_seconds.is_some());
-            len += usize::from(self.lease_transitions.is_some());
-            len += usize::from(self.preferred_holder.is_some());
-            len += usize::from(self.renew_time.is_some());
-            len += usize::from(self.strategy.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for LeaseSpec {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.optional("acquireTime", self.acquire_time.as_ref()) {
                 break 'entries;
@@ -73,7 +69,6 @@ impl ::serde::Serialize for LeaseSpec {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 

@@ -19,18 +19,18 @@ pub struct Affinity {
 impl Eq for Affinity {}
 
 impl ::serde::Serialize for Affinity {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = self.unknown_fields.len();
-            len += usize::from(self.node_affinity.is_some());
-            len += usize::from(self.pod_affinity.is_some());
-            len += usize::from(self.pod_anti_affinity.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for Affinity {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.optional("nodeAffinity", self.node_affinity.as_ref()) {
                 break 'entries;
@@ -45,7 +45,6 @@ impl ::serde::Serialize for Affinity {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 

@@ -25,19 +25,18 @@ pub struct AzureDiskVolumeSource {
 impl Eq for AzureDiskVolumeSource {}
 
 impl ::serde::Serialize for AzureDiskVolumeSource {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = 2 + self.unknown_fields.len();
-            len += usize::from(self.caching_mode.is_some());
-            len += usize::from(self.fs_type.is_some());
-            len += usize::from(self.kind.is_some());
-            len += usize::from(self.read_only.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for AzureDiskVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.optional("cachingMode", self.caching_mode.as_ref()) {
                 break 'entries;
@@ -61,7 +60,6 @@ impl ::serde::Serialize for AzureDiskVolumeSource {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 

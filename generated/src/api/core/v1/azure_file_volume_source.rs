@@ -19,16 +19,18 @@ pub struct AzureFileVolumeSource {
 impl Eq for AzureFileVolumeSource {}
 
 impl ::serde::Serialize for AzureFileVolumeSource {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = 2 + self.unknown_fields.len();
-            len += usize::from(self.read_only.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for AzureFileVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.optional("readOnly", self.read_only.as_ref()) {
                 break 'entries;
@@ -43,7 +45,6 @@ impl ::serde::Serialize for AzureFileVolumeSource {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 

@@ -17,17 +17,18 @@ pub struct Capabilities {
 impl Eq for Capabilities {}
 
 impl ::serde::Serialize for Capabilities {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = self.unknown_fields.len();
-            len += usize::from(self.add.is_some());
-            len += usize::from(self.drop.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for Capabilities {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.optional("add", self.add.as_ref()) {
                 break 'entries;
@@ -39,7 +40,6 @@ impl ::serde::Serialize for Capabilities {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 
@@ -106,7 +106,7 @@ impl CapabilitiesBuilder {
     ///
     /// Replaces the whole list; [`push_add`](Self::push_add) appends one item.
     pub fn set_add(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
-        self.inner.add = Some(items.into_iter().map(Into::into).collect());
+        self.inner.add = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -114,7 +114,7 @@ impl CapabilitiesBuilder {
     ///
     /// Appends one item to `add`; [`set_add`](Self::set_add) replaces the whole list.
     pub fn push_add(mut self, item: impl Into<String>) -> Self {
-        self.inner.add.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.add, item);
         self
     }
 
@@ -122,7 +122,7 @@ impl CapabilitiesBuilder {
     ///
     /// Replaces the whole list; [`push_drop`](Self::push_drop) appends one item.
     pub fn drop(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
-        self.inner.drop = Some(items.into_iter().map(Into::into).collect());
+        self.inner.drop = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -130,7 +130,7 @@ impl CapabilitiesBuilder {
     ///
     /// Appends one item to `drop`; [`drop`](Self::drop) replaces the whole list.
     pub fn push_drop(mut self, item: impl Into<String>) -> Self {
-        self.inner.drop.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.drop, item);
         self
     }
 }

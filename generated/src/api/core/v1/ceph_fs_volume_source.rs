@@ -25,20 +25,18 @@ pub struct CephFSVolumeSource {
 impl Eq for CephFSVolumeSource {}
 
 impl ::serde::Serialize for CephFSVolumeSource {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = 1 + self.unknown_fields.len();
-            len += usize::from(self.path.is_some());
-            len += usize::from(self.read_only.is_some());
-            len += usize::from(self.secret_file.is_some());
-            len += usize::from(self.secret_ref.is_some());
-            len += usize::from(self.user.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for CephFSVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.entry("monitors", &self.monitors) {
                 break 'entries;
@@ -62,7 +60,6 @@ impl ::serde::Serialize for CephFSVolumeSource {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 
@@ -182,7 +179,7 @@ impl CephFSVolumeSource {
     ) -> CephFSVolumeSourceBuilder {
         CephFSVolumeSourceBuilder {
             inner: Self {
-                monitors: monitors.into_iter().map(Into::into).collect(),
+                monitors: ::kubeforge_runtime::builder::list(monitors),
                 path: None,
                 read_only: None,
                 secret_file: None,
@@ -202,7 +199,7 @@ impl CephFSVolumeSourceBuilder {
     ///
     /// Replaces the whole list; [`monitor`](Self::monitor) appends one item.
     pub fn monitors(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
-        self.inner.monitors = items.into_iter().map(Into::into).collect();
+        self.inner.monitors = ::kubeforge_runtime::builder::list(items);
         self
     }
 

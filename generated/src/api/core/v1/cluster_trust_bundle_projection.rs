@@ -25,19 +25,18 @@ pub struct ClusterTrustBundleProjection {
 impl Eq for ClusterTrustBundleProjection {}
 
 impl ::serde::Serialize for ClusterTrustBundleProjection {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = 1 + self.unknown_fields.len();
-            len += usize::from(self.label_selector.is_some());
-            len += usize::from(self.name.is_some());
-            len += usize::from(self.optional.is_some());
-            len += usize::from(self.signer_name.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for ClusterTrustBundleProjection {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.optional("labelSelector", self.label_selector.as_ref()) {
                 break 'entries;
@@ -58,7 +57,6 @@ impl ::serde::Serialize for ClusterTrustBundleProjection {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 

@@ -63,39 +63,18 @@ pub struct Container {
 impl Eq for Container {}
 
 impl ::serde::Serialize for Container {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = 1 + self.unknown_fields.len();
-            len += usize::from(self.args.is_some());
-            len += usize::from(self.command.is_some());
-            len += usize::from(self.env.is_some());
-            len += usize::from(self.env_from.is_some());
-            len += usize::from(self.image.is_some());
-            len += usize::from(self.image_pull_policy.is_some());
-            len += usize::from(self.lifecycle.is_some());
-            len += usize::from(self.liveness_probe.is_some());
-            len += usize::from(self.ports.is_some());
-            len += usize::from(self.readiness_probe.is_some());
-            len += usize::from(self.resize_policy.is_some());
-            len += usize::from(self.resources.is_some());
-            len += usize::from(self.restart_policy.is_some());
-            len += usize::from(self.restart_policy_rules.is_some());
-            len += usize::from(self.security_context.is_some());
-            len += usize::from(self.startup_probe.is_some());
-            len += usize::from(self.stdin.is_some());
-            len += usize::from(self.stdin_once.is_some());
-            len += usize::from(self.termination_message_path.is_some());
-            len += usize::from(self.termination_message_policy.is_some());
-            len += usize::from(self.tty.is_some());
-            len += usize::from(self.volume_devices.is_some());
-            len += usize::from(self.volume_mounts.is_some());
-            len += usize::from(self.working_dir.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for Container {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.optional("args", self.args.as_ref()) {
                 break 'entries;
@@ -179,7 +158,6 @@ impl ::serde::Serialize for Container {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 
@@ -525,7 +503,7 @@ impl ContainerBuilder {
     ///
     /// Replaces the whole list; [`arg`](Self::arg) appends one item.
     pub fn args(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
-        self.inner.args = Some(items.into_iter().map(Into::into).collect());
+        self.inner.args = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -533,7 +511,7 @@ impl ContainerBuilder {
     ///
     /// Appends one item to `args`; [`args`](Self::args) replaces the whole list.
     pub fn arg(mut self, item: impl Into<String>) -> Self {
-        self.inner.args.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.args, item);
         self
     }
 
@@ -541,7 +519,7 @@ impl ContainerBuilder {
     ///
     /// Replaces the whole list; [`push_command`](Self::push_command) appends one item.
     pub fn command(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
-        self.inner.command = Some(items.into_iter().map(Into::into).collect());
+        self.inner.command = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -549,7 +527,7 @@ impl ContainerBuilder {
     ///
     /// Appends one item to `command`; [`command`](Self::command) replaces the whole list.
     pub fn push_command(mut self, item: impl Into<String>) -> Self {
-        self.inner.command.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.command, item);
         self
     }
 
@@ -560,7 +538,7 @@ impl ContainerBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::EnvVar>>,
     ) -> Self {
-        self.inner.env = Some(items.into_iter().map(Into::into).collect());
+        self.inner.env = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -568,7 +546,7 @@ impl ContainerBuilder {
     ///
     /// Appends one item to `env`; [`env`](Self::env) replaces the whole list.
     pub fn push_env(mut self, item: impl Into<crate::api::core::v1::EnvVar>) -> Self {
-        self.inner.env.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.env, item);
         self
     }
 
@@ -579,7 +557,7 @@ impl ContainerBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::EnvFromSource>>,
     ) -> Self {
-        self.inner.env_from = Some(items.into_iter().map(Into::into).collect());
+        self.inner.env_from = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -587,7 +565,7 @@ impl ContainerBuilder {
     ///
     /// Appends one item to `env_from`; [`env_from`](Self::env_from) replaces the whole list.
     pub fn push_env_from(mut self, item: impl Into<crate::api::core::v1::EnvFromSource>) -> Self {
-        self.inner.env_from.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.env_from, item);
         self
     }
 
@@ -628,7 +606,7 @@ impl ContainerBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::ContainerPort>>,
     ) -> Self {
-        self.inner.ports = Some(items.into_iter().map(Into::into).collect());
+        self.inner.ports = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -636,7 +614,7 @@ impl ContainerBuilder {
     ///
     /// Appends one item to `ports`; [`ports`](Self::ports) replaces the whole list.
     pub fn port(mut self, item: impl Into<crate::api::core::v1::ContainerPort>) -> Self {
-        self.inner.ports.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.ports, item);
         self
     }
 
@@ -653,7 +631,7 @@ impl ContainerBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::ContainerResizePolicy>>,
     ) -> Self {
-        self.inner.resize_policy = Some(items.into_iter().map(Into::into).collect());
+        self.inner.resize_policy = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -664,7 +642,7 @@ impl ContainerBuilder {
         mut self,
         item: impl Into<crate::api::core::v1::ContainerResizePolicy>,
     ) -> Self {
-        self.inner.resize_policy.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.resize_policy, item);
         self
     }
 
@@ -690,7 +668,7 @@ impl ContainerBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::ContainerRestartRule>>,
     ) -> Self {
-        self.inner.restart_policy_rules = Some(items.into_iter().map(Into::into).collect());
+        self.inner.restart_policy_rules = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -701,7 +679,7 @@ impl ContainerBuilder {
         mut self,
         item: impl Into<crate::api::core::v1::ContainerRestartRule>,
     ) -> Self {
-        self.inner.restart_policy_rules.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.restart_policy_rules, item);
         self
     }
 
@@ -757,7 +735,7 @@ impl ContainerBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::VolumeDevice>>,
     ) -> Self {
-        self.inner.volume_devices = Some(items.into_iter().map(Into::into).collect());
+        self.inner.volume_devices = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -765,7 +743,7 @@ impl ContainerBuilder {
     ///
     /// Appends one item to `volume_devices`; [`volume_devices`](Self::volume_devices) replaces the whole list.
     pub fn volume_device(mut self, item: impl Into<crate::api::core::v1::VolumeDevice>) -> Self {
-        self.inner.volume_devices.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.volume_devices, item);
         self
     }
 
@@ -776,7 +754,7 @@ impl ContainerBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::VolumeMount>>,
     ) -> Self {
-        self.inner.volume_mounts = Some(items.into_iter().map(Into::into).collect());
+        self.inner.volume_mounts = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -784,7 +762,7 @@ impl ContainerBuilder {
     ///
     /// Appends one item to `volume_mounts`; [`volume_mounts`](Self::volume_mounts) replaces the whole list.
     pub fn volume_mount(mut self, item: impl Into<crate::api::core::v1::VolumeMount>) -> Self {
-        self.inner.volume_mounts.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.volume_mounts, item);
         self
     }
 

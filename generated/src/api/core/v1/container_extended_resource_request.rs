@@ -19,10 +19,19 @@ pub struct ContainerExtendedResourceRequest {
 impl Eq for ContainerExtendedResourceRequest {}
 
 impl ::serde::Serialize for ContainerExtendedResourceRequest {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = 3 + self.unknown_fields.len();
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(Some(len))?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields
+for ContainerExtendedResourceRequest {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.entry("containerName", &self.container_name) {
                 break 'entries;
@@ -37,7 +46,6 @@ impl ::serde::Serialize for ContainerExtendedResourceRequest {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 

@@ -23,19 +23,18 @@ pub struct ContainerPort {
 impl Eq for ContainerPort {}
 
 impl ::serde::Serialize for ContainerPort {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = 1 + self.unknown_fields.len();
-            len += usize::from(self.host_ip.is_some());
-            len += usize::from(self.host_port.is_some());
-            len += usize::from(self.name.is_some());
-            len += usize::from(self.protocol.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for ContainerPort {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.entry("containerPort", &self.container_port) {
                 break 'entries;
@@ -56,7 +55,6 @@ impl ::serde::Serialize for ContainerPort {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 

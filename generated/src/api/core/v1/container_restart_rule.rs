@@ -17,16 +17,18 @@ pub struct ContainerRestartRule {
 impl Eq for ContainerRestartRule {}
 
 impl ::serde::Serialize for ContainerRestartRule {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = 1 + self.unknown_fields.len();
-            len += usize::from(self.exit_codes.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for ContainerRestartRule {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.entry("action", &self.action) {
                 break 'entries;
@@ -38,7 +40,6 @@ impl ::serde::Serialize for ContainerRestartRule {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 

@@ -17,16 +17,18 @@ pub struct ContainerRestartRuleOnExitCodes {
 impl Eq for ContainerRestartRuleOnExitCodes {}
 
 impl ::serde::Serialize for ContainerRestartRuleOnExitCodes {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = 1 + self.unknown_fields.len();
-            len += usize::from(self.values.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for ContainerRestartRuleOnExitCodes {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.entry("operator", &self.operator) {
                 break 'entries;
@@ -38,7 +40,6 @@ impl ::serde::Serialize for ContainerRestartRuleOnExitCodes {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 
@@ -140,7 +141,7 @@ impl ContainerRestartRuleOnExitCodesBuilder {
     ///
     /// Replaces the whole list; [`value`](Self::value) appends one item.
     pub fn values(mut self, items: impl IntoIterator<Item = impl Into<i32>>) -> Self {
-        self.inner.values = Some(items.into_iter().map(Into::into).collect());
+        self.inner.values = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -148,7 +149,7 @@ impl ContainerRestartRuleOnExitCodesBuilder {
     ///
     /// Appends one item to `values`; [`values`](Self::values) replaces the whole list.
     pub fn value(mut self, item: impl Into<i32>) -> Self {
-        self.inner.values.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.values, item);
         self
     }
 }

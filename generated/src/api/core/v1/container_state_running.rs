@@ -15,16 +15,18 @@ pub struct ContainerStateRunning {
 impl Eq for ContainerStateRunning {}
 
 impl ::serde::Serialize for ContainerStateRunning {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = self.unknown_fields.len();
-            len += usize::from(self.started_at.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for ContainerStateRunning {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.optional("startedAt", self.started_at.as_ref()) {
                 break 'entries;
@@ -33,7 +35,6 @@ impl ::serde::Serialize for ContainerStateRunning {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 

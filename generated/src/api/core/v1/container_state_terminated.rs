@@ -27,21 +27,18 @@ pub struct ContainerStateTerminated {
 impl Eq for ContainerStateTerminated {}
 
 impl ::serde::Serialize for ContainerStateTerminated {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = 1 + self.unknown_fields.len();
-            len += usize::from(self.container_id.is_some());
-            len += usize::from(self.finished_at.is_some());
-            len += usize::from(self.message.is_some());
-            len += usize::from(self.reason.is_some());
-            len += usize::from(self.signal.is_some());
-            len += usize::from(self.started_at.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for ContainerStateTerminated {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.optional("containerID", self.container_id.as_ref()) {
                 break 'entries;
@@ -68,7 +65,6 @@ impl ::serde::Serialize for ContainerStateTerminated {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 

@@ -48,25 +48,18 @@ pub struct ContainerStatus {
 impl Eq for ContainerStatus {}
 
 impl ::serde::Serialize for ContainerStatus {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = 5 + self.unknown_fields.len();
-            len += usize::from(self.allocated_resources.is_some());
-            len += usize::from(self.allocated_resources_status.is_some());
-            len += usize::from(self.container_id.is_some());
-            len += usize::from(self.last_state.is_some());
-            len += usize::from(self.resources.is_some());
-            len += usize::from(self.started.is_some());
-            len += usize::from(self.state.is_some());
-            len += usize::from(self.stop_signal.is_some());
-            len += usize::from(self.user.is_some());
-            len += usize::from(self.volume_mounts.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for ContainerStatus {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.optional("allocatedResources", self.allocated_resources.as_ref()) {
                 break 'entries;
@@ -120,7 +113,6 @@ impl ::serde::Serialize for ContainerStatus {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 
@@ -417,7 +409,7 @@ impl ContainerStatusBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::ResourceStatus>>,
     ) -> Self {
-        self.inner.allocated_resources_status = Some(items.into_iter().map(Into::into).collect());
+        self.inner.allocated_resources_status = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -428,7 +420,7 @@ impl ContainerStatusBuilder {
         mut self,
         item: impl Into<crate::api::core::v1::ResourceStatus>,
     ) -> Self {
-        self.inner.allocated_resources_status.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.allocated_resources_status, item);
         self
     }
 
@@ -514,7 +506,7 @@ impl ContainerStatusBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::VolumeMountStatus>>,
     ) -> Self {
-        self.inner.volume_mounts = Some(items.into_iter().map(Into::into).collect());
+        self.inner.volume_mounts = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -525,7 +517,7 @@ impl ContainerStatusBuilder {
         mut self,
         item: impl Into<crate::api::core::v1::VolumeMountStatus>,
     ) -> Self {
-        self.inner.volume_mounts.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.volume_mounts, item);
         self
     }
 }

@@ -23,19 +23,18 @@ pub struct CSIVolumeSource {
 impl Eq for CSIVolumeSource {}
 
 impl ::serde::Serialize for CSIVolumeSource {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = 1 + self.unknown_fields.len();
-            len += usize::from(self.fs_type.is_some());
-            len += usize::from(self.node_publish_secret_ref.is_some());
-            len += usize::from(self.read_only.is_some());
-            len += usize::from(self.volume_attributes.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for CSIVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.entry("driver", &self.driver) {
                 break 'entries;
@@ -56,7 +55,6 @@ impl ::serde::Serialize for CSIVolumeSource {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 

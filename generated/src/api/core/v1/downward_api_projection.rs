@@ -15,16 +15,18 @@ pub struct DownwardAPIProjection {
 impl Eq for DownwardAPIProjection {}
 
 impl ::serde::Serialize for DownwardAPIProjection {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = self.unknown_fields.len();
-            len += usize::from(self.items.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for DownwardAPIProjection {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.optional("items", self.items.as_ref()) {
                 break 'entries;
@@ -33,7 +35,6 @@ impl ::serde::Serialize for DownwardAPIProjection {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 
@@ -104,7 +105,7 @@ impl DownwardAPIProjectionBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::DownwardAPIVolumeFile>>,
     ) -> Self {
-        self.inner.items = Some(items.into_iter().map(Into::into).collect());
+        self.inner.items = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -112,7 +113,7 @@ impl DownwardAPIProjectionBuilder {
     ///
     /// Appends one item to `items`; [`items`](Self::items) replaces the whole list.
     pub fn item(mut self, item: impl Into<crate::api::core::v1::DownwardAPIVolumeFile>) -> Self {
-        self.inner.items.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.items, item);
         self
     }
 }

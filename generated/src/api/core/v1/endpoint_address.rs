@@ -21,18 +21,18 @@ pub struct EndpointAddress {
 impl Eq for EndpointAddress {}
 
 impl ::serde::Serialize for EndpointAddress {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = 1 + self.unknown_fields.len();
-            len += usize::from(self.hostname.is_some());
-            len += usize::from(self.node_name.is_some());
-            len += usize::from(self.target_ref.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for EndpointAddress {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.optional("hostname", self.hostname.as_ref()) {
                 break 'entries;
@@ -50,7 +50,6 @@ impl ::serde::Serialize for EndpointAddress {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 

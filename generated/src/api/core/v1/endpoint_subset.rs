@@ -19,18 +19,18 @@ pub struct EndpointSubset {
 impl Eq for EndpointSubset {}
 
 impl ::serde::Serialize for EndpointSubset {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = self.unknown_fields.len();
-            len += usize::from(self.addresses.is_some());
-            len += usize::from(self.not_ready_addresses.is_some());
-            len += usize::from(self.ports.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for EndpointSubset {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.optional("addresses", self.addresses.as_ref()) {
                 break 'entries;
@@ -45,7 +45,6 @@ impl ::serde::Serialize for EndpointSubset {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 
@@ -134,7 +133,7 @@ impl EndpointSubsetBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::EndpointAddress>>,
     ) -> Self {
-        self.inner.addresses = Some(items.into_iter().map(Into::into).collect());
+        self.inner.addresses = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -142,7 +141,7 @@ impl EndpointSubsetBuilder {
     ///
     /// Appends one item to `addresses`; [`addresses`](Self::addresses) replaces the whole list.
     pub fn address(mut self, item: impl Into<crate::api::core::v1::EndpointAddress>) -> Self {
-        self.inner.addresses.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.addresses, item);
         self
     }
 
@@ -153,7 +152,7 @@ impl EndpointSubsetBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::EndpointAddress>>,
     ) -> Self {
-        self.inner.not_ready_addresses = Some(items.into_iter().map(Into::into).collect());
+        self.inner.not_ready_addresses = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -164,7 +163,7 @@ impl EndpointSubsetBuilder {
         mut self,
         item: impl Into<crate::api::core::v1::EndpointAddress>,
     ) -> Self {
-        self.inner.not_ready_addresses.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.not_ready_addresses, item);
         self
     }
 
@@ -175,7 +174,7 @@ impl EndpointSubsetBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::EndpointPort>>,
     ) -> Self {
-        self.inner.ports = Some(items.into_iter().map(Into::into).collect());
+        self.inner.ports = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -183,7 +182,7 @@ impl EndpointSubsetBuilder {
     ///
     /// Appends one item to `ports`; [`ports`](Self::ports) replaces the whole list.
     pub fn port(mut self, item: impl Into<crate::api::core::v1::EndpointPort>) -> Self {
-        self.inner.ports.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.ports, item);
         self
     }
 }

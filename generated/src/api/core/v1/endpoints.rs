@@ -45,19 +45,18 @@ pub struct Endpoints {
 impl Eq for Endpoints {}
 
 impl ::serde::Serialize for Endpoints {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = self.unknown_fields.len();
-            len += usize::from(self.api_version.is_present());
-            len += usize::from(self.kind.is_present());
-            len += usize::from(self.metadata.is_some());
-            len += usize::from(self.subsets.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for Endpoints {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.entry_if("apiVersion", &self.api_version, self.api_version.is_present()) {
                 break 'entries;
@@ -75,7 +74,6 @@ impl ::serde::Serialize for Endpoints {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 
@@ -222,7 +220,7 @@ impl EndpointsBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::EndpointSubset>>,
     ) -> Self {
-        self.inner.subsets = Some(items.into_iter().map(Into::into).collect());
+        self.inner.subsets = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -230,7 +228,7 @@ impl EndpointsBuilder {
     ///
     /// Appends one item to `subsets`; [`subsets`](Self::subsets) replaces the whole list.
     pub fn subset(mut self, item: impl Into<crate::api::core::v1::EndpointSubset>) -> Self {
-        self.inner.subsets.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.subsets, item);
         self
     }
 }

@@ -23,20 +23,18 @@ pub struct EnvVarSource {
 impl Eq for EnvVarSource {}
 
 impl ::serde::Serialize for EnvVarSource {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = self.unknown_fields.len();
-            len += usize::from(self.config_map_key_ref.is_some());
-            len += usize::from(self.field_ref.is_some());
-            len += usize::from(self.file_key_ref.is_some());
-            len += usize::from(self.resource_field_ref.is_some());
-            len += usize::from(self.secret_key_ref.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for EnvVarSource {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.optional("configMapKeyRef", self.config_map_key_ref.as_ref()) {
                 break 'entries;
@@ -57,7 +55,6 @@ impl ::serde::Serialize for EnvVarSource {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 

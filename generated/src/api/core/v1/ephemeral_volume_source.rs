@@ -17,16 +17,18 @@ pub struct EphemeralVolumeSource {
 impl Eq for EphemeralVolumeSource {}
 
 impl ::serde::Serialize for EphemeralVolumeSource {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = self.unknown_fields.len();
-            len += usize::from(self.volume_claim_template.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for EphemeralVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.optional("volumeClaimTemplate", self.volume_claim_template.as_ref()) {
                 break 'entries;
@@ -35,7 +37,6 @@ impl ::serde::Serialize for EphemeralVolumeSource {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 

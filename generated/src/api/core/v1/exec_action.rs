@@ -15,16 +15,18 @@ pub struct ExecAction {
 impl Eq for ExecAction {}
 
 impl ::serde::Serialize for ExecAction {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = self.unknown_fields.len();
-            len += usize::from(self.command.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for ExecAction {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.optional("command", self.command.as_ref()) {
                 break 'entries;
@@ -33,7 +35,6 @@ impl ::serde::Serialize for ExecAction {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 
@@ -101,7 +102,7 @@ impl ExecActionBuilder {
     ///
     /// Replaces the whole list; [`push_command`](Self::push_command) appends one item.
     pub fn command(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
-        self.inner.command = Some(items.into_iter().map(Into::into).collect());
+        self.inner.command = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -109,7 +110,7 @@ impl ExecActionBuilder {
     ///
     /// Appends one item to `command`; [`command`](Self::command) replaces the whole list.
     pub fn push_command(mut self, item: impl Into<String>) -> Self {
-        self.inner.command.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.command, item);
         self
     }
 }

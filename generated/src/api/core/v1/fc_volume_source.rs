@@ -23,20 +23,18 @@ pub struct FCVolumeSource {
 impl Eq for FCVolumeSource {}
 
 impl ::serde::Serialize for FCVolumeSource {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = self.unknown_fields.len();
-            len += usize::from(self.fs_type.is_some());
-            len += usize::from(self.lun.is_some());
-            len += usize::from(self.read_only.is_some());
-            len += usize::from(self.target_wwns.is_some());
-            len += usize::from(self.wwids.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for FCVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.optional("fsType", self.fs_type.as_ref()) {
                 break 'entries;
@@ -57,7 +55,6 @@ impl ::serde::Serialize for FCVolumeSource {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 
@@ -174,7 +171,7 @@ impl FCVolumeSourceBuilder {
     ///
     /// Replaces the whole list; [`target_wwn`](Self::target_wwn) appends one item.
     pub fn target_wwns(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
-        self.inner.target_wwns = Some(items.into_iter().map(Into::into).collect());
+        self.inner.target_wwns = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -182,7 +179,7 @@ impl FCVolumeSourceBuilder {
     ///
     /// Appends one item to `target_wwns`; [`target_wwns`](Self::target_wwns) replaces the whole list.
     pub fn target_wwn(mut self, item: impl Into<String>) -> Self {
-        self.inner.target_wwns.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.target_wwns, item);
         self
     }
 
@@ -190,7 +187,7 @@ impl FCVolumeSourceBuilder {
     ///
     /// Replaces the whole list; [`wwid`](Self::wwid) appends one item.
     pub fn wwids(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
-        self.inner.wwids = Some(items.into_iter().map(Into::into).collect());
+        self.inner.wwids = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -198,7 +195,7 @@ impl FCVolumeSourceBuilder {
     ///
     /// Appends one item to `wwids`; [`wwids`](Self::wwids) replaces the whole list.
     pub fn wwid(mut self, item: impl Into<String>) -> Self {
-        self.inner.wwids.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.wwids, item);
         self
     }
 }

@@ -21,16 +21,18 @@ pub struct FileKeySelector {
 impl Eq for FileKeySelector {}
 
 impl ::serde::Serialize for FileKeySelector {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = 3 + self.unknown_fields.len();
-            len += usize::from(self.optional.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for FileKeySelector {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.entry("key", &self.key) {
                 break 'entries;
@@ -48,7 +50,6 @@ impl ::serde::Serialize for FileKeySelector {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 

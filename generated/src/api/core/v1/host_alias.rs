@@ -17,16 +17,18 @@ pub struct HostAlias {
 impl Eq for HostAlias {}
 
 impl ::serde::Serialize for HostAlias {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = 1 + self.unknown_fields.len();
-            len += usize::from(self.hostnames.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for HostAlias {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.optional("hostnames", self.hostnames.as_ref()) {
                 break 'entries;
@@ -38,7 +40,6 @@ impl ::serde::Serialize for HostAlias {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 
@@ -125,7 +126,7 @@ impl HostAliasBuilder {
     ///
     /// Replaces the whole list; [`hostname`](Self::hostname) appends one item.
     pub fn hostnames(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
-        self.inner.hostnames = Some(items.into_iter().map(Into::into).collect());
+        self.inner.hostnames = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -133,7 +134,7 @@ impl HostAliasBuilder {
     ///
     /// Appends one item to `hostnames`; [`hostnames`](Self::hostnames) replaces the whole list.
     pub fn hostname(mut self, item: impl Into<String>) -> Self {
-        self.inner.hostnames.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.hostnames, item);
         self
     }
 

@@ -23,19 +23,18 @@ pub struct HTTPGetAction {
 impl Eq for HTTPGetAction {}
 
 impl ::serde::Serialize for HTTPGetAction {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = 1 + self.unknown_fields.len();
-            len += usize::from(self.host.is_some());
-            len += usize::from(self.http_headers.is_some());
-            len += usize::from(self.path.is_some());
-            len += usize::from(self.scheme.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for HTTPGetAction {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.optional("host", self.host.as_ref()) {
                 break 'entries;
@@ -56,7 +55,6 @@ impl ::serde::Serialize for HTTPGetAction {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 
@@ -179,7 +177,7 @@ impl HTTPGetActionBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::HTTPHeader>>,
     ) -> Self {
-        self.inner.http_headers = Some(items.into_iter().map(Into::into).collect());
+        self.inner.http_headers = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -187,7 +185,7 @@ impl HTTPGetActionBuilder {
     ///
     /// Appends one item to `http_headers`; [`http_headers`](Self::http_headers) replaces the whole list.
     pub fn http_header(mut self, item: impl Into<crate::api::core::v1::HTTPHeader>) -> Self {
-        self.inner.http_headers.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.http_headers, item);
         self
     }
 

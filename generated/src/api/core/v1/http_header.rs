@@ -17,10 +17,18 @@ pub struct HTTPHeader {
 impl Eq for HTTPHeader {}
 
 impl ::serde::Serialize for HTTPHeader {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = 2 + self.unknown_fields.len();
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(Some(len))?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for HTTPHeader {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.entry("name", &self.name) {
                 break 'entries;
@@ -32,7 +40,6 @@ impl ::serde::Serialize for HTTPHeader {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 

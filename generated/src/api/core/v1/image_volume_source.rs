@@ -17,17 +17,18 @@ pub struct ImageVolumeSource {
 impl Eq for ImageVolumeSource {}
 
 impl ::serde::Serialize for ImageVolumeSource {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = self.unknown_fields.len();
-            len += usize::from(self.pull_policy.is_some());
-            len += usize::from(self.reference.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for ImageVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.optional("pullPolicy", self.pull_policy.as_ref()) {
                 break 'entries;
@@ -39,7 +40,6 @@ impl ::serde::Serialize for ImageVolumeSource {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 

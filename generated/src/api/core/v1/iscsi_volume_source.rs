@@ -35,23 +35,18 @@ pub struct ISCSIVolumeSource {
 impl Eq for ISCSIVolumeSource {}
 
 impl ::serde::Serialize for ISCSIVolumeSource {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = 3 + self.unknown_fields.len();
-            len += usize::from(self.chap_auth_discovery.is_some());
-            len += usize::from(self.chap_auth_session.is_some());
-            len += usize::from(self.fs_type.is_some());
-            len += usize::from(self.initiator_name.is_some());
-            len += usize::from(self.iscsi_interface.is_some());
-            len += usize::from(self.portals.is_some());
-            len += usize::from(self.read_only.is_some());
-            len += usize::from(self.secret_ref.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for ISCSIVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.optional("chapAuthDiscovery", self.chap_auth_discovery.as_ref()) {
                 break 'entries;
@@ -90,7 +85,6 @@ impl ::serde::Serialize for ISCSIVolumeSource {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 
@@ -351,7 +345,7 @@ impl ISCSIVolumeSourceBuilder {
     ///
     /// Replaces the whole list; [`portal`](Self::portal) appends one item.
     pub fn portals(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
-        self.inner.portals = Some(items.into_iter().map(Into::into).collect());
+        self.inner.portals = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -359,7 +353,7 @@ impl ISCSIVolumeSourceBuilder {
     ///
     /// Appends one item to `portals`; [`portals`](Self::portals) replaces the whole list.
     pub fn portal(mut self, item: impl Into<String>) -> Self {
-        self.inner.portals.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.portals, item);
         self
     }
 

@@ -19,18 +19,18 @@ pub struct Lifecycle {
 impl Eq for Lifecycle {}
 
 impl ::serde::Serialize for Lifecycle {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = self.unknown_fields.len();
-            len += usize::from(self.post_start.is_some());
-            len += usize::from(self.pre_stop.is_some());
-            len += usize::from(self.stop_signal.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for Lifecycle {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.optional("postStart", self.post_start.as_ref()) {
                 break 'entries;
@@ -45,7 +45,6 @@ impl ::serde::Serialize for Lifecycle {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 

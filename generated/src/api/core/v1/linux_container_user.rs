@@ -19,16 +19,18 @@ pub struct LinuxContainerUser {
 impl Eq for LinuxContainerUser {}
 
 impl ::serde::Serialize for LinuxContainerUser {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = 2 + self.unknown_fields.len();
-            len += usize::from(self.supplemental_groups.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for LinuxContainerUser {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.entry("gid", &self.gid) {
                 break 'entries;
@@ -43,7 +45,6 @@ impl ::serde::Serialize for LinuxContainerUser {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 
@@ -161,7 +162,7 @@ impl LinuxContainerUserBuilder {
     ///
     /// Replaces the whole list; [`supplemental_group`](Self::supplemental_group) appends one item.
     pub fn supplemental_groups(mut self, items: impl IntoIterator<Item = impl Into<i64>>) -> Self {
-        self.inner.supplemental_groups = Some(items.into_iter().map(Into::into).collect());
+        self.inner.supplemental_groups = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -169,7 +170,7 @@ impl LinuxContainerUserBuilder {
     ///
     /// Appends one item to `supplemental_groups`; [`supplemental_groups`](Self::supplemental_groups) replaces the whole list.
     pub fn supplemental_group(mut self, item: impl Into<i64>) -> Self {
-        self.inner.supplemental_groups.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.supplemental_groups, item);
         self
     }
 

@@ -15,10 +15,18 @@ pub struct NodeSelector {
 impl Eq for NodeSelector {}
 
 impl ::serde::Serialize for NodeSelector {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = 1 + self.unknown_fields.len();
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(Some(len))?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for NodeSelector {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.entry("nodeSelectorTerms", &self.node_selector_terms) {
                 break 'entries;
@@ -27,7 +35,6 @@ impl ::serde::Serialize for NodeSelector {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 
@@ -99,10 +106,9 @@ impl NodeSelector {
     ) -> NodeSelectorBuilder {
         NodeSelectorBuilder {
             inner: Self {
-                node_selector_terms: node_selector_terms
-                    .into_iter()
-                    .map(Into::into)
-                    .collect(),
+                node_selector_terms: ::kubeforge_runtime::builder::list(
+                    node_selector_terms,
+                ),
                 unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             },
         }
@@ -120,7 +126,7 @@ impl NodeSelectorBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::NodeSelectorTerm>>,
     ) -> Self {
-        self.inner.node_selector_terms = items.into_iter().map(Into::into).collect();
+        self.inner.node_selector_terms = ::kubeforge_runtime::builder::list(items);
         self
     }
 

@@ -17,17 +17,18 @@ pub struct NodeSelectorTerm {
 impl Eq for NodeSelectorTerm {}
 
 impl ::serde::Serialize for NodeSelectorTerm {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = self.unknown_fields.len();
-            len += usize::from(self.match_expressions.is_some());
-            len += usize::from(self.match_fields.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for NodeSelectorTerm {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.optional("matchExpressions", self.match_expressions.as_ref()) {
                 break 'entries;
@@ -39,7 +40,6 @@ impl ::serde::Serialize for NodeSelectorTerm {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 
@@ -119,7 +119,7 @@ impl NodeSelectorTermBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::NodeSelectorRequirement>>,
     ) -> Self {
-        self.inner.match_expressions = Some(items.into_iter().map(Into::into).collect());
+        self.inner.match_expressions = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -130,7 +130,7 @@ impl NodeSelectorTermBuilder {
         mut self,
         item: impl Into<crate::api::core::v1::NodeSelectorRequirement>,
     ) -> Self {
-        self.inner.match_expressions.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.match_expressions, item);
         self
     }
 
@@ -141,7 +141,7 @@ impl NodeSelectorTermBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::NodeSelectorRequirement>>,
     ) -> Self {
-        self.inner.match_fields = Some(items.into_iter().map(Into::into).collect());
+        self.inner.match_fields = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -152,7 +152,7 @@ impl NodeSelectorTermBuilder {
         mut self,
         item: impl Into<crate::api::core::v1::NodeSelectorRequirement>,
     ) -> Self {
-        self.inner.match_fields.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.match_fields, item);
         self
     }
 }

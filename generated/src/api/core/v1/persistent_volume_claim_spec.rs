@@ -33,24 +33,18 @@ pub struct PersistentVolumeClaimSpec {
 impl Eq for PersistentVolumeClaimSpec {}
 
 impl ::serde::Serialize for PersistentVolumeClaimSpec {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = self.unknown_fields.len();
-            len += usize::from(self.access_modes.is_some());
-            len += usize::from(self.data_source.is_some());
-            len += usize::from(self.data_source_ref.is_some());
-            len += usize::from(self.resources.is_some());
-            len += usize::from(self.selector.is_some());
-            len += usize::from(self.storage_class_name.is_some());
-            len += usize::from(self.volume_attributes_class_name.is_some());
-            len += usize::from(self.volume_mode.is_some());
-            len += usize::from(self.volume_name.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for PersistentVolumeClaimSpec {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.optional("accessModes", self.access_modes.as_ref()) {
                 break 'entries;
@@ -86,7 +80,6 @@ impl ::serde::Serialize for PersistentVolumeClaimSpec {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 
@@ -236,7 +229,7 @@ impl PersistentVolumeClaimSpecBuilder {
     ///
     /// Replaces the whole list; [`access_mode`](Self::access_mode) appends one item.
     pub fn access_modes(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
-        self.inner.access_modes = Some(items.into_iter().map(Into::into).collect());
+        self.inner.access_modes = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -244,7 +237,7 @@ impl PersistentVolumeClaimSpecBuilder {
     ///
     /// Appends one item to `access_modes`; [`access_modes`](Self::access_modes) replaces the whole list.
     pub fn access_mode(mut self, item: impl Into<String>) -> Self {
-        self.inner.access_modes.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.access_modes, item);
         self
     }
 

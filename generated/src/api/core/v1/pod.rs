@@ -54,20 +54,18 @@ pub struct Pod {
 impl Eq for Pod {}
 
 impl ::serde::Serialize for Pod {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = self.unknown_fields.len();
-            len += usize::from(self.api_version.is_present());
-            len += usize::from(self.kind.is_present());
-            len += usize::from(self.metadata.is_some());
-            len += usize::from(self.spec.is_some());
-            len += usize::from(self.status.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for Pod {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.entry_if("apiVersion", &self.api_version, self.api_version.is_present()) {
                 break 'entries;
@@ -88,7 +86,6 @@ impl ::serde::Serialize for Pod {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 

@@ -29,20 +29,18 @@ pub struct PodAffinityTerm {
 impl Eq for PodAffinityTerm {}
 
 impl ::serde::Serialize for PodAffinityTerm {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = 1 + self.unknown_fields.len();
-            len += usize::from(self.label_selector.is_some());
-            len += usize::from(self.match_label_keys.is_some());
-            len += usize::from(self.mismatch_label_keys.is_some());
-            len += usize::from(self.namespace_selector.is_some());
-            len += usize::from(self.namespaces.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for PodAffinityTerm {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.optional("labelSelector", self.label_selector.as_ref()) {
                 break 'entries;
@@ -66,7 +64,6 @@ impl ::serde::Serialize for PodAffinityTerm {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 
@@ -220,7 +217,7 @@ impl PodAffinityTermBuilder {
     ///
     /// Replaces the whole list; [`match_label_key`](Self::match_label_key) appends one item.
     pub fn match_label_keys(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
-        self.inner.match_label_keys = Some(items.into_iter().map(Into::into).collect());
+        self.inner.match_label_keys = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -228,7 +225,7 @@ impl PodAffinityTermBuilder {
     ///
     /// Appends one item to `match_label_keys`; [`match_label_keys`](Self::match_label_keys) replaces the whole list.
     pub fn match_label_key(mut self, item: impl Into<String>) -> Self {
-        self.inner.match_label_keys.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.match_label_keys, item);
         self
     }
 
@@ -239,7 +236,7 @@ impl PodAffinityTermBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<String>>,
     ) -> Self {
-        self.inner.mismatch_label_keys = Some(items.into_iter().map(Into::into).collect());
+        self.inner.mismatch_label_keys = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -247,7 +244,7 @@ impl PodAffinityTermBuilder {
     ///
     /// Appends one item to `mismatch_label_keys`; [`mismatch_label_keys`](Self::mismatch_label_keys) replaces the whole list.
     pub fn mismatch_label_key(mut self, item: impl Into<String>) -> Self {
-        self.inner.mismatch_label_keys.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.mismatch_label_keys, item);
         self
     }
 
@@ -264,7 +261,7 @@ impl PodAffinityTermBuilder {
     ///
     /// Replaces the whole list; [`namespace`](Self::namespace) appends one item.
     pub fn namespaces(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
-        self.inner.namespaces = Some(items.into_iter().map(Into::into).collect());
+        self.inner.namespaces = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -272,7 +269,7 @@ impl PodAffinityTermBuilder {
     ///
     /// Appends one item to `namespaces`; [`namespaces`](Self::namespaces) replaces the whole list.
     pub fn namespace(mut self, item: impl Into<String>) -> Self {
-        self.inner.namespaces.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.namespaces, item);
         self
     }
 

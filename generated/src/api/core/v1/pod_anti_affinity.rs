@@ -21,17 +21,18 @@ pub struct PodAntiAffinity {
 impl Eq for PodAntiAffinity {}
 
 impl ::serde::Serialize for PodAntiAffinity {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = self.unknown_fields.len();
-            len += usize::from(self.preferred_during_scheduling_ignored_during_execution.is_some());
-            len += usize::from(self.required_during_scheduling_ignored_during_execution.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for PodAntiAffinity {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.optional(
                 "preferredDuringSchedulingIgnoredDuringExecution",
@@ -49,7 +50,6 @@ impl ::serde::Serialize for PodAntiAffinity {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 
@@ -133,7 +133,7 @@ impl PodAntiAffinityBuilder {
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::WeightedPodAffinityTerm>>,
     ) -> Self {
         self.inner.preferred_during_scheduling_ignored_during_execution = Some(
-            items.into_iter().map(Into::into).collect(),
+            ::kubeforge_runtime::builder::list(items),
         );
         self
     }
@@ -145,7 +145,7 @@ impl PodAntiAffinityBuilder {
         mut self,
         item: impl Into<crate::api::core::v1::WeightedPodAffinityTerm>,
     ) -> Self {
-        self.inner.preferred_during_scheduling_ignored_during_execution.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.preferred_during_scheduling_ignored_during_execution, item);
         self
     }
 
@@ -157,7 +157,7 @@ impl PodAntiAffinityBuilder {
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::PodAffinityTerm>>,
     ) -> Self {
         self.inner.required_during_scheduling_ignored_during_execution = Some(
-            items.into_iter().map(Into::into).collect(),
+            ::kubeforge_runtime::builder::list(items),
         );
         self
     }
@@ -169,7 +169,7 @@ impl PodAntiAffinityBuilder {
         mut self,
         item: impl Into<crate::api::core::v1::PodAffinityTerm>,
     ) -> Self {
-        self.inner.required_during_scheduling_ignored_during_execution.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.required_during_scheduling_ignored_during_execution, item);
         self
     }
 }

@@ -27,20 +27,18 @@ pub struct PodCertificateProjection {
 impl Eq for PodCertificateProjection {}
 
 impl ::serde::Serialize for PodCertificateProjection {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = 2 + self.unknown_fields.len();
-            len += usize::from(self.certificate_chain_path.is_some());
-            len += usize::from(self.credential_bundle_path.is_some());
-            len += usize::from(self.key_path.is_some());
-            len += usize::from(self.max_expiration_seconds.is_some());
-            len += usize::from(self.user_annotations.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for PodCertificateProjection {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.optional("certificateChainPath", self.certificate_chain_path.as_ref()) {
                 break 'entries;
@@ -67,7 +65,6 @@ impl ::serde::Serialize for PodCertificateProjection {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 

@@ -31,20 +31,18 @@ pub struct PodCondition {
 impl Eq for PodCondition {}
 
 impl ::serde::Serialize for PodCondition {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = 2 + self.unknown_fields.len();
-            len += usize::from(self.last_probe_time.is_some());
-            len += usize::from(self.last_transition_time.is_some());
-            len += usize::from(self.message.is_some());
-            len += usize::from(self.observed_generation.is_some());
-            len += usize::from(self.reason.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for PodCondition {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.optional("lastProbeTime", self.last_probe_time.as_ref()) {
                 break 'entries;
@@ -71,7 +69,6 @@ impl ::serde::Serialize for PodCondition {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 

@@ -19,18 +19,18 @@ pub struct PodDNSConfig {
 impl Eq for PodDNSConfig {}
 
 impl ::serde::Serialize for PodDNSConfig {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = self.unknown_fields.len();
-            len += usize::from(self.nameservers.is_some());
-            len += usize::from(self.options.is_some());
-            len += usize::from(self.searches.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for PodDNSConfig {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.optional("nameservers", self.nameservers.as_ref()) {
                 break 'entries;
@@ -45,7 +45,6 @@ impl ::serde::Serialize for PodDNSConfig {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 
@@ -131,7 +130,7 @@ impl PodDNSConfigBuilder {
     ///
     /// Replaces the whole list; [`nameserver`](Self::nameserver) appends one item.
     pub fn nameservers(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
-        self.inner.nameservers = Some(items.into_iter().map(Into::into).collect());
+        self.inner.nameservers = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -139,7 +138,7 @@ impl PodDNSConfigBuilder {
     ///
     /// Appends one item to `nameservers`; [`nameservers`](Self::nameservers) replaces the whole list.
     pub fn nameserver(mut self, item: impl Into<String>) -> Self {
-        self.inner.nameservers.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.nameservers, item);
         self
     }
 
@@ -150,7 +149,7 @@ impl PodDNSConfigBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::PodDNSConfigOption>>,
     ) -> Self {
-        self.inner.options = Some(items.into_iter().map(Into::into).collect());
+        self.inner.options = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -158,7 +157,7 @@ impl PodDNSConfigBuilder {
     ///
     /// Appends one item to `options`; [`options`](Self::options) replaces the whole list.
     pub fn option(mut self, item: impl Into<crate::api::core::v1::PodDNSConfigOption>) -> Self {
-        self.inner.options.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.options, item);
         self
     }
 
@@ -166,7 +165,7 @@ impl PodDNSConfigBuilder {
     ///
     /// Replaces the whole list; [`search`](Self::search) appends one item.
     pub fn searches(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
-        self.inner.searches = Some(items.into_iter().map(Into::into).collect());
+        self.inner.searches = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -174,7 +173,7 @@ impl PodDNSConfigBuilder {
     ///
     /// Appends one item to `searches`; [`searches`](Self::searches) replaces the whole list.
     pub fn search(mut self, item: impl Into<String>) -> Self {
-        self.inner.searches.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.searches, item);
         self
     }
 }

@@ -17,10 +17,18 @@ pub struct PodExtendedResourceClaimStatus {
 impl Eq for PodExtendedResourceClaimStatus {}
 
 impl ::serde::Serialize for PodExtendedResourceClaimStatus {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = 2 + self.unknown_fields.len();
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(Some(len))?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for PodExtendedResourceClaimStatus {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.entry("requestMappings", &self.request_mappings) {
                 break 'entries;
@@ -32,7 +40,6 @@ impl ::serde::Serialize for PodExtendedResourceClaimStatus {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 
@@ -119,7 +126,7 @@ impl PodExtendedResourceClaimStatus {
     ) -> PodExtendedResourceClaimStatusBuilder {
         PodExtendedResourceClaimStatusBuilder {
             inner: Self {
-                request_mappings: request_mappings.into_iter().map(Into::into).collect(),
+                request_mappings: ::kubeforge_runtime::builder::list(request_mappings),
                 resource_claim_name: resource_claim_name.into(),
                 unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             },
@@ -138,7 +145,7 @@ impl PodExtendedResourceClaimStatusBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::ContainerExtendedResourceRequest>>,
     ) -> Self {
-        self.inner.request_mappings = items.into_iter().map(Into::into).collect();
+        self.inner.request_mappings = ::kubeforge_runtime::builder::list(items);
         self
     }
 

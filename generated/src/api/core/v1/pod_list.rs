@@ -25,18 +25,18 @@ pub struct PodList {
 impl Eq for PodList {}
 
 impl ::serde::Serialize for PodList {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = 1 + self.unknown_fields.len();
-            len += usize::from(self.api_version.is_present());
-            len += usize::from(self.kind.is_present());
-            len += usize::from(self.metadata.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for PodList {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.entry_if("apiVersion", &self.api_version, self.api_version.is_present()) {
                 break 'entries;
@@ -54,7 +54,6 @@ impl ::serde::Serialize for PodList {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 
@@ -161,7 +160,7 @@ impl PodList {
         PodListBuilder {
             inner: Self {
                 api_version: ::kubeforge_runtime::ApiVersion::present(),
-                items: items.into_iter().map(Into::into).collect(),
+                items: ::kubeforge_runtime::builder::list(items),
                 kind: ::kubeforge_runtime::Kind::present(),
                 metadata: None,
                 unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
@@ -181,7 +180,7 @@ impl PodListBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::Pod>>,
     ) -> Self {
-        self.inner.items = items.into_iter().map(Into::into).collect();
+        self.inner.items = ::kubeforge_runtime::builder::list(items);
         self
     }
 

@@ -15,10 +15,18 @@ pub struct PodReadinessGate {
 impl Eq for PodReadinessGate {}
 
 impl ::serde::Serialize for PodReadinessGate {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = 1 + self.unknown_fields.len();
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(Some(len))?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for PodReadinessGate {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.entry("conditionType", &self.condition_type) {
                 break 'entries;
@@ -27,7 +35,6 @@ impl ::serde::Serialize for PodReadinessGate {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 

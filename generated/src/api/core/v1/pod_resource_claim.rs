@@ -19,17 +19,18 @@ pub struct PodResourceClaim {
 impl Eq for PodResourceClaim {}
 
 impl ::serde::Serialize for PodResourceClaim {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = 1 + self.unknown_fields.len();
-            len += usize::from(self.resource_claim_name.is_some());
-            len += usize::from(self.resource_claim_template_name.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for PodResourceClaim {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.entry("name", &self.name) {
                 break 'entries;
@@ -47,7 +48,6 @@ impl ::serde::Serialize for PodResourceClaim {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 

@@ -39,28 +39,18 @@ pub struct PodSecurityContext {
 impl Eq for PodSecurityContext {}
 
 impl ::serde::Serialize for PodSecurityContext {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = self.unknown_fields.len();
-            len += usize::from(self.app_armor_profile.is_some());
-            len += usize::from(self.fs_group.is_some());
-            len += usize::from(self.fs_group_change_policy.is_some());
-            len += usize::from(self.run_as_group.is_some());
-            len += usize::from(self.run_as_non_root.is_some());
-            len += usize::from(self.run_as_user.is_some());
-            len += usize::from(self.se_linux_change_policy.is_some());
-            len += usize::from(self.se_linux_options.is_some());
-            len += usize::from(self.seccomp_profile.is_some());
-            len += usize::from(self.supplemental_groups.is_some());
-            len += usize::from(self.supplemental_groups_policy.is_some());
-            len += usize::from(self.sysctls.is_some());
-            len += usize::from(self.windows_options.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for PodSecurityContext {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.optional("appArmorProfile", self.app_armor_profile.as_ref()) {
                 break 'entries;
@@ -108,7 +98,6 @@ impl ::serde::Serialize for PodSecurityContext {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 
@@ -361,7 +350,7 @@ impl PodSecurityContextBuilder {
     ///
     /// Replaces the whole list; [`supplemental_group`](Self::supplemental_group) appends one item.
     pub fn supplemental_groups(mut self, items: impl IntoIterator<Item = impl Into<i64>>) -> Self {
-        self.inner.supplemental_groups = Some(items.into_iter().map(Into::into).collect());
+        self.inner.supplemental_groups = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -369,7 +358,7 @@ impl PodSecurityContextBuilder {
     ///
     /// Appends one item to `supplemental_groups`; [`supplemental_groups`](Self::supplemental_groups) replaces the whole list.
     pub fn supplemental_group(mut self, item: impl Into<i64>) -> Self {
-        self.inner.supplemental_groups.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.supplemental_groups, item);
         self
     }
 
@@ -386,7 +375,7 @@ impl PodSecurityContextBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::Sysctl>>,
     ) -> Self {
-        self.inner.sysctls = Some(items.into_iter().map(Into::into).collect());
+        self.inner.sysctls = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -394,7 +383,7 @@ impl PodSecurityContextBuilder {
     ///
     /// Appends one item to `sysctls`; [`sysctls`](Self::sysctls) replaces the whole list.
     pub fn sysctl(mut self, item: impl Into<crate::api::core::v1::Sysctl>) -> Self {
-        self.inner.sysctls.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.sysctls, item);
         self
     }
 

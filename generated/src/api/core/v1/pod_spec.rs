@@ -104,56 +104,18 @@ pub struct PodSpec {
 impl Eq for PodSpec {}
 
 impl ::serde::Serialize for PodSpec {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = 1 + self.unknown_fields.len();
-            len += usize::from(self.active_deadline_seconds.is_some());
-            len += usize::from(self.affinity.is_some());
-            len += usize::from(self.automount_service_account_token.is_some());
-            len += usize::from(self.dns_config.is_some());
-            len += usize::from(self.dns_policy.is_some());
-            len += usize::from(self.enable_service_links.is_some());
-            len += usize::from(self.ephemeral_containers.is_some());
-            len += usize::from(self.host_aliases.is_some());
-            len += usize::from(self.host_ipc.is_some());
-            len += usize::from(self.host_network.is_some());
-            len += usize::from(self.host_pid.is_some());
-            len += usize::from(self.host_users.is_some());
-            len += usize::from(self.hostname.is_some());
-            len += usize::from(self.hostname_override.is_some());
-            len += usize::from(self.image_pull_secrets.is_some());
-            len += usize::from(self.init_containers.is_some());
-            len += usize::from(self.node_name.is_some());
-            len += usize::from(self.node_selector.is_some());
-            len += usize::from(self.os.is_some());
-            len += usize::from(self.overhead.is_some());
-            len += usize::from(self.preemption_policy.is_some());
-            len += usize::from(self.priority.is_some());
-            len += usize::from(self.priority_class_name.is_some());
-            len += usize::from(self.readiness_gates.is_some());
-            len += usize::from(self.resource_claims.is_some());
-            len += usize::from(self.resources.is_some());
-            len += usize::from(self.restart_policy.is_some());
-            len += usize::from(self.runtime_class_name.is_some());
-            len += usize::from(self.scheduler_name.is_some());
-            len += usize::from(self.scheduling_gates.is_some());
-            len += usize::from(self.security_context.is_some());
-            len += usize::from(self.service_account.is_some());
-            len += usize::from(self.service_account_name.is_some());
-            len += usize::from(self.set_hostname_as_fqdn.is_some());
-            len += usize::from(self.share_process_namespace.is_some());
-            len += usize::from(self.subdomain.is_some());
-            len += usize::from(self.termination_grace_period_seconds.is_some());
-            len += usize::from(self.tolerations.is_some());
-            len += usize::from(self.topology_spread_constraints.is_some());
-            len += usize::from(self.volumes.is_some());
-            len += usize::from(self.workload_ref.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for PodSpec {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.optional("activeDeadlineSeconds", self.active_deadline_seconds.as_ref()) {
                 break 'entries;
@@ -294,7 +256,6 @@ impl ::serde::Serialize for PodSpec {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 
@@ -820,7 +781,7 @@ impl PodSpec {
                 active_deadline_seconds: None,
                 affinity: None,
                 automount_service_account_token: None,
-                containers: containers.into_iter().map(Into::into).collect(),
+                containers: ::kubeforge_runtime::builder::list(containers),
                 dns_config: None,
                 dns_policy: None,
                 enable_service_links: None,
@@ -894,7 +855,7 @@ impl PodSpecBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::Container>>,
     ) -> Self {
-        self.inner.containers = items.into_iter().map(Into::into).collect();
+        self.inner.containers = ::kubeforge_runtime::builder::list(items);
         self
     }
 
@@ -931,7 +892,7 @@ impl PodSpecBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::EphemeralContainer>>,
     ) -> Self {
-        self.inner.ephemeral_containers = Some(items.into_iter().map(Into::into).collect());
+        self.inner.ephemeral_containers = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -942,7 +903,7 @@ impl PodSpecBuilder {
         mut self,
         item: impl Into<crate::api::core::v1::EphemeralContainer>,
     ) -> Self {
-        self.inner.ephemeral_containers.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.ephemeral_containers, item);
         self
     }
 
@@ -953,7 +914,7 @@ impl PodSpecBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::HostAlias>>,
     ) -> Self {
-        self.inner.host_aliases = Some(items.into_iter().map(Into::into).collect());
+        self.inner.host_aliases = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -961,7 +922,7 @@ impl PodSpecBuilder {
     ///
     /// Appends one item to `host_aliases`; [`host_aliases`](Self::host_aliases) replaces the whole list.
     pub fn host_alias(mut self, item: impl Into<crate::api::core::v1::HostAlias>) -> Self {
-        self.inner.host_aliases.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.host_aliases, item);
         self
     }
 
@@ -1008,7 +969,7 @@ impl PodSpecBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::LocalObjectReference>>,
     ) -> Self {
-        self.inner.image_pull_secrets = Some(items.into_iter().map(Into::into).collect());
+        self.inner.image_pull_secrets = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -1019,7 +980,7 @@ impl PodSpecBuilder {
         mut self,
         item: impl Into<crate::api::core::v1::LocalObjectReference>,
     ) -> Self {
-        self.inner.image_pull_secrets.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.image_pull_secrets, item);
         self
     }
 
@@ -1030,7 +991,7 @@ impl PodSpecBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::Container>>,
     ) -> Self {
-        self.inner.init_containers = Some(items.into_iter().map(Into::into).collect());
+        self.inner.init_containers = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -1038,7 +999,7 @@ impl PodSpecBuilder {
     ///
     /// Appends one item to `init_containers`; [`init_containers`](Self::init_containers) replaces the whole list.
     pub fn init_container(mut self, item: impl Into<crate::api::core::v1::Container>) -> Self {
-        self.inner.init_containers.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.init_containers, item);
         self
     }
 
@@ -1129,7 +1090,7 @@ impl PodSpecBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::PodReadinessGate>>,
     ) -> Self {
-        self.inner.readiness_gates = Some(items.into_iter().map(Into::into).collect());
+        self.inner.readiness_gates = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -1140,7 +1101,7 @@ impl PodSpecBuilder {
         mut self,
         item: impl Into<crate::api::core::v1::PodReadinessGate>,
     ) -> Self {
-        self.inner.readiness_gates.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.readiness_gates, item);
         self
     }
 
@@ -1151,7 +1112,7 @@ impl PodSpecBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::PodResourceClaim>>,
     ) -> Self {
-        self.inner.resource_claims = Some(items.into_iter().map(Into::into).collect());
+        self.inner.resource_claims = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -1162,7 +1123,7 @@ impl PodSpecBuilder {
         mut self,
         item: impl Into<crate::api::core::v1::PodResourceClaim>,
     ) -> Self {
-        self.inner.resource_claims.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.resource_claims, item);
         self
     }
 
@@ -1200,7 +1161,7 @@ impl PodSpecBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::PodSchedulingGate>>,
     ) -> Self {
-        self.inner.scheduling_gates = Some(items.into_iter().map(Into::into).collect());
+        self.inner.scheduling_gates = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -1211,7 +1172,7 @@ impl PodSpecBuilder {
         mut self,
         item: impl Into<crate::api::core::v1::PodSchedulingGate>,
     ) -> Self {
-        self.inner.scheduling_gates.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.scheduling_gates, item);
         self
     }
 
@@ -1267,7 +1228,7 @@ impl PodSpecBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::Toleration>>,
     ) -> Self {
-        self.inner.tolerations = Some(items.into_iter().map(Into::into).collect());
+        self.inner.tolerations = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -1275,7 +1236,7 @@ impl PodSpecBuilder {
     ///
     /// Appends one item to `tolerations`; [`tolerations`](Self::tolerations) replaces the whole list.
     pub fn toleration(mut self, item: impl Into<crate::api::core::v1::Toleration>) -> Self {
-        self.inner.tolerations.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.tolerations, item);
         self
     }
 
@@ -1286,7 +1247,7 @@ impl PodSpecBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::TopologySpreadConstraint>>,
     ) -> Self {
-        self.inner.topology_spread_constraints = Some(items.into_iter().map(Into::into).collect());
+        self.inner.topology_spread_constraints = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -1297,7 +1258,7 @@ impl PodSpecBuilder {
         mut self,
         item: impl Into<crate::api::core::v1::TopologySpreadConstraint>,
     ) -> Self {
-        self.inner.topology_spread_constraints.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.topology_spread_constraints, item);
         self
     }
 
@@ -1308,7 +1269,7 @@ impl PodSpecBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::Volume>>,
     ) -> Self {
-        self.inner.volumes = Some(items.into_iter().map(Into::into).collect());
+        self.inner.volumes = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -1316,7 +1277,7 @@ impl PodSpecBuilder {
     ///
     /// Appends one item to `volumes`; [`volumes`](Self::volumes) replaces the whole list.
     pub fn volume(mut self, item: impl Into<crate::api::core::v1::Volume>) -> Self {
-        self.inner.volumes.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.volumes, item);
         self
     }
 

@@ -62,35 +62,18 @@ pub struct PodStatus {
 impl Eq for PodStatus {}
 
 impl ::serde::Serialize for PodStatus {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = self.unknown_fields.len();
-            len += usize::from(self.allocated_resources.is_some());
-            len += usize::from(self.conditions.is_some());
-            len += usize::from(self.container_statuses.is_some());
-            len += usize::from(self.ephemeral_container_statuses.is_some());
-            len += usize::from(self.extended_resource_claim_status.is_some());
-            len += usize::from(self.host_ip.is_some());
-            len += usize::from(self.host_ips.is_some());
-            len += usize::from(self.init_container_statuses.is_some());
-            len += usize::from(self.message.is_some());
-            len += usize::from(self.nominated_node_name.is_some());
-            len += usize::from(self.observed_generation.is_some());
-            len += usize::from(self.phase.is_some());
-            len += usize::from(self.pod_ip.is_some());
-            len += usize::from(self.pod_ips.is_some());
-            len += usize::from(self.qos_class.is_some());
-            len += usize::from(self.reason.is_some());
-            len += usize::from(self.resize.is_some());
-            len += usize::from(self.resource_claim_statuses.is_some());
-            len += usize::from(self.resources.is_some());
-            len += usize::from(self.start_time.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for PodStatus {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.optional("allocatedResources", self.allocated_resources.as_ref()) {
                 break 'entries;
@@ -162,7 +145,6 @@ impl ::serde::Serialize for PodStatus {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 
@@ -430,7 +412,7 @@ impl PodStatusBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::PodCondition>>,
     ) -> Self {
-        self.inner.conditions = Some(items.into_iter().map(Into::into).collect());
+        self.inner.conditions = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -438,7 +420,7 @@ impl PodStatusBuilder {
     ///
     /// Appends one item to `conditions`; [`conditions`](Self::conditions) replaces the whole list.
     pub fn condition(mut self, item: impl Into<crate::api::core::v1::PodCondition>) -> Self {
-        self.inner.conditions.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.conditions, item);
         self
     }
 
@@ -449,7 +431,7 @@ impl PodStatusBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::ContainerStatus>>,
     ) -> Self {
-        self.inner.container_statuses = Some(items.into_iter().map(Into::into).collect());
+        self.inner.container_statuses = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -460,7 +442,7 @@ impl PodStatusBuilder {
         mut self,
         item: impl Into<crate::api::core::v1::ContainerStatus>,
     ) -> Self {
-        self.inner.container_statuses.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.container_statuses, item);
         self
     }
 
@@ -471,7 +453,7 @@ impl PodStatusBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::ContainerStatus>>,
     ) -> Self {
-        self.inner.ephemeral_container_statuses = Some(items.into_iter().map(Into::into).collect());
+        self.inner.ephemeral_container_statuses = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -482,7 +464,7 @@ impl PodStatusBuilder {
         mut self,
         item: impl Into<crate::api::core::v1::ContainerStatus>,
     ) -> Self {
-        self.inner.ephemeral_container_statuses.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.ephemeral_container_statuses, item);
         self
     }
 
@@ -508,7 +490,7 @@ impl PodStatusBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::HostIP>>,
     ) -> Self {
-        self.inner.host_ips = Some(items.into_iter().map(Into::into).collect());
+        self.inner.host_ips = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -516,7 +498,7 @@ impl PodStatusBuilder {
     ///
     /// Appends one item to `host_ips`; [`host_ips`](Self::host_ips) replaces the whole list.
     pub fn push_host_ips(mut self, item: impl Into<crate::api::core::v1::HostIP>) -> Self {
-        self.inner.host_ips.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.host_ips, item);
         self
     }
 
@@ -527,7 +509,7 @@ impl PodStatusBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::ContainerStatus>>,
     ) -> Self {
-        self.inner.init_container_statuses = Some(items.into_iter().map(Into::into).collect());
+        self.inner.init_container_statuses = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -538,7 +520,7 @@ impl PodStatusBuilder {
         mut self,
         item: impl Into<crate::api::core::v1::ContainerStatus>,
     ) -> Self {
-        self.inner.init_container_statuses.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.init_container_statuses, item);
         self
     }
 
@@ -579,7 +561,7 @@ impl PodStatusBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::PodIP>>,
     ) -> Self {
-        self.inner.pod_ips = Some(items.into_iter().map(Into::into).collect());
+        self.inner.pod_ips = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -587,7 +569,7 @@ impl PodStatusBuilder {
     ///
     /// Appends one item to `pod_ips`; [`pod_ips`](Self::pod_ips) replaces the whole list.
     pub fn push_pod_ips(mut self, item: impl Into<crate::api::core::v1::PodIP>) -> Self {
-        self.inner.pod_ips.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.pod_ips, item);
         self
     }
 
@@ -616,7 +598,7 @@ impl PodStatusBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::PodResourceClaimStatus>>,
     ) -> Self {
-        self.inner.resource_claim_statuses = Some(items.into_iter().map(Into::into).collect());
+        self.inner.resource_claim_statuses = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -627,7 +609,7 @@ impl PodStatusBuilder {
         mut self,
         item: impl Into<crate::api::core::v1::PodResourceClaimStatus>,
     ) -> Self {
-        self.inner.resource_claim_statuses.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.resource_claim_statuses, item);
         self
     }
 

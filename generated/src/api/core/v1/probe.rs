@@ -33,25 +33,18 @@ pub struct Probe {
 impl Eq for Probe {}
 
 impl ::serde::Serialize for Probe {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = self.unknown_fields.len();
-            len += usize::from(self.exec.is_some());
-            len += usize::from(self.failure_threshold.is_some());
-            len += usize::from(self.grpc.is_some());
-            len += usize::from(self.http_get.is_some());
-            len += usize::from(self.initial_delay_seconds.is_some());
-            len += usize::from(self.period_seconds.is_some());
-            len += usize::from(self.success_threshold.is_some());
-            len += usize::from(self.tcp_socket.is_some());
-            len += usize::from(self.termination_grace_period_seconds.is_some());
-            len += usize::from(self.timeout_seconds.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for Probe {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.optional("exec", self.exec.as_ref()) {
                 break 'entries;
@@ -90,7 +83,6 @@ impl ::serde::Serialize for Probe {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 

@@ -17,17 +17,18 @@ pub struct ProjectedVolumeSource {
 impl Eq for ProjectedVolumeSource {}
 
 impl ::serde::Serialize for ProjectedVolumeSource {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = self.unknown_fields.len();
-            len += usize::from(self.default_mode.is_some());
-            len += usize::from(self.sources.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for ProjectedVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.optional("defaultMode", self.default_mode.as_ref()) {
                 break 'entries;
@@ -39,7 +40,6 @@ impl ::serde::Serialize for ProjectedVolumeSource {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 
@@ -125,7 +125,7 @@ impl ProjectedVolumeSourceBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::VolumeProjection>>,
     ) -> Self {
-        self.inner.sources = Some(items.into_iter().map(Into::into).collect());
+        self.inner.sources = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -133,7 +133,7 @@ impl ProjectedVolumeSourceBuilder {
     ///
     /// Appends one item to `sources`; [`sources`](Self::sources) replaces the whole list.
     pub fn source(mut self, item: impl Into<crate::api::core::v1::VolumeProjection>) -> Self {
-        self.inner.sources.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.sources, item);
         self
     }
 }

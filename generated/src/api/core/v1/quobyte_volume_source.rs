@@ -25,19 +25,18 @@ pub struct QuobyteVolumeSource {
 impl Eq for QuobyteVolumeSource {}
 
 impl ::serde::Serialize for QuobyteVolumeSource {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = 2 + self.unknown_fields.len();
-            len += usize::from(self.group.is_some());
-            len += usize::from(self.read_only.is_some());
-            len += usize::from(self.tenant.is_some());
-            len += usize::from(self.user.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for QuobyteVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.optional("group", self.group.as_ref()) {
                 break 'entries;
@@ -61,7 +60,6 @@ impl ::serde::Serialize for QuobyteVolumeSource {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 

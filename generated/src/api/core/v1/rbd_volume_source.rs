@@ -29,21 +29,18 @@ pub struct RBDVolumeSource {
 impl Eq for RBDVolumeSource {}
 
 impl ::serde::Serialize for RBDVolumeSource {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = 2 + self.unknown_fields.len();
-            len += usize::from(self.fs_type.is_some());
-            len += usize::from(self.keyring.is_some());
-            len += usize::from(self.pool.is_some());
-            len += usize::from(self.read_only.is_some());
-            len += usize::from(self.secret_ref.is_some());
-            len += usize::from(self.user.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for RBDVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.optional("fsType", self.fs_type.as_ref()) {
                 break 'entries;
@@ -73,7 +70,6 @@ impl ::serde::Serialize for RBDVolumeSource {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 
@@ -232,7 +228,7 @@ impl RBDVolumeSource {
                 fs_type: None,
                 image: image.into(),
                 keyring: Some("/etc/ceph/keyring".to_owned()),
-                monitors: monitors.into_iter().map(Into::into).collect(),
+                monitors: ::kubeforge_runtime::builder::list(monitors),
                 pool: Some("rbd".to_owned()),
                 read_only: None,
                 secret_ref: None,
@@ -271,7 +267,7 @@ impl RBDVolumeSourceBuilder {
     ///
     /// Replaces the whole list; [`monitor`](Self::monitor) appends one item.
     pub fn monitors(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
-        self.inner.monitors = items.into_iter().map(Into::into).collect();
+        self.inner.monitors = ::kubeforge_runtime::builder::list(items);
         self
     }
 

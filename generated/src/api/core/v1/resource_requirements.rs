@@ -29,18 +29,18 @@ pub struct ResourceRequirements {
 impl Eq for ResourceRequirements {}
 
 impl ::serde::Serialize for ResourceRequirements {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = self.unknown_fields.len();
-            len += usize::from(self.claims.is_some());
-            len += usize::from(self.limits.is_some());
-            len += usize::from(self.requests.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for ResourceRequirements {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.optional("claims", self.claims.as_ref()) {
                 break 'entries;
@@ -55,7 +55,6 @@ impl ::serde::Serialize for ResourceRequirements {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 
@@ -144,7 +143,7 @@ impl ResourceRequirementsBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::ResourceClaim>>,
     ) -> Self {
-        self.inner.claims = Some(items.into_iter().map(Into::into).collect());
+        self.inner.claims = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -152,7 +151,7 @@ impl ResourceRequirementsBuilder {
     ///
     /// Appends one item to `claims`; [`claims`](Self::claims) replaces the whole list.
     pub fn claim(mut self, item: impl Into<crate::api::core::v1::ResourceClaim>) -> Self {
-        self.inner.claims.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.claims, item);
         self
     }
 

@@ -17,16 +17,18 @@ pub struct ResourceStatus {
 impl Eq for ResourceStatus {}
 
 impl ::serde::Serialize for ResourceStatus {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = 1 + self.unknown_fields.len();
-            len += usize::from(self.resources.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for ResourceStatus {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.entry("name", &self.name) {
                 break 'entries;
@@ -38,7 +40,6 @@ impl ::serde::Serialize for ResourceStatus {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 
@@ -141,7 +142,7 @@ impl ResourceStatusBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::ResourceHealth>>,
     ) -> Self {
-        self.inner.resources = Some(items.into_iter().map(Into::into).collect());
+        self.inner.resources = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -149,7 +150,7 @@ impl ResourceStatusBuilder {
     ///
     /// Appends one item to `resources`; [`resources`](Self::resources) replaces the whole list.
     pub fn resource(mut self, item: impl Into<crate::api::core::v1::ResourceHealth>) -> Self {
-        self.inner.resources.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.resources, item);
         self
     }
 }

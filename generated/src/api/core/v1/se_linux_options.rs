@@ -21,19 +21,18 @@ pub struct SELinuxOptions {
 impl Eq for SELinuxOptions {}
 
 impl ::serde::Serialize for SELinuxOptions {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = self.unknown_fields.len();
-            len += usize::from(self.level.is_some());
-            len += usize::from(self.role.is_some());
-            len += usize::from(self.type_.is_some());
-            len += usize::from(self.user.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for SELinuxOptions {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.optional("level", self.level.as_ref()) {
                 break 'entries;
@@ -51,7 +50,6 @@ impl ::serde::Serialize for SELinuxOptions {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 

@@ -17,17 +17,18 @@ pub struct SecretEnvSource {
 impl Eq for SecretEnvSource {}
 
 impl ::serde::Serialize for SecretEnvSource {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = self.unknown_fields.len();
-            len += usize::from(self.name.is_some());
-            len += usize::from(self.optional.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for SecretEnvSource {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.optional("name", self.name.as_ref()) {
                 break 'entries;
@@ -39,7 +40,6 @@ impl ::serde::Serialize for SecretEnvSource {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 

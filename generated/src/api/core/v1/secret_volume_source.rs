@@ -21,19 +21,18 @@ pub struct SecretVolumeSource {
 impl Eq for SecretVolumeSource {}
 
 impl ::serde::Serialize for SecretVolumeSource {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = self.unknown_fields.len();
-            len += usize::from(self.default_mode.is_some());
-            len += usize::from(self.items.is_some());
-            len += usize::from(self.optional.is_some());
-            len += usize::from(self.secret_name.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for SecretVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.optional("defaultMode", self.default_mode.as_ref()) {
                 break 'entries;
@@ -51,7 +50,6 @@ impl ::serde::Serialize for SecretVolumeSource {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 
@@ -155,7 +153,7 @@ impl SecretVolumeSourceBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::api::core::v1::KeyToPath>>,
     ) -> Self {
-        self.inner.items = Some(items.into_iter().map(Into::into).collect());
+        self.inner.items = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -163,7 +161,7 @@ impl SecretVolumeSourceBuilder {
     ///
     /// Appends one item to `items`; [`items`](Self::items) replaces the whole list.
     pub fn item(mut self, item: impl Into<crate::api::core::v1::KeyToPath>) -> Self {
-        self.inner.items.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.items, item);
         self
     }
 

@@ -37,27 +37,18 @@ pub struct SecurityContext {
 impl Eq for SecurityContext {}
 
 impl ::serde::Serialize for SecurityContext {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = self.unknown_fields.len();
-            len += usize::from(self.allow_privilege_escalation.is_some());
-            len += usize::from(self.app_armor_profile.is_some());
-            len += usize::from(self.capabilities.is_some());
-            len += usize::from(self.privileged.is_some());
-            len += usize::from(self.proc_mount.is_some());
-            len += usize::from(self.read_only_root_filesystem.is_some());
-            len += usize::from(self.run_as_group.is_some());
-            len += usize::from(self.run_as_non_root.is_some());
-            len += usize::from(self.run_as_user.is_some());
-            len += usize::from(self.se_linux_options.is_some());
-            len += usize::from(self.seccomp_profile.is_some());
-            len += usize::from(self.windows_options.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for SecurityContext {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.optional(
                 "allowPrivilegeEscalation",
@@ -102,7 +93,6 @@ impl ::serde::Serialize for SecurityContext {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 

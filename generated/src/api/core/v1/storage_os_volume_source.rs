@@ -23,20 +23,18 @@ pub struct StorageOSVolumeSource {
 impl Eq for StorageOSVolumeSource {}
 
 impl ::serde::Serialize for StorageOSVolumeSource {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = self.unknown_fields.len();
-            len += usize::from(self.fs_type.is_some());
-            len += usize::from(self.read_only.is_some());
-            len += usize::from(self.secret_ref.is_some());
-            len += usize::from(self.volume_name.is_some());
-            len += usize::from(self.volume_namespace.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for StorageOSVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.optional("fsType", self.fs_type.as_ref()) {
                 break 'entries;
@@ -57,7 +55,6 @@ impl ::serde::Serialize for StorageOSVolumeSource {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 

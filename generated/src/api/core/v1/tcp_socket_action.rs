@@ -17,16 +17,18 @@ pub struct TCPSocketAction {
 impl Eq for TCPSocketAction {}
 
 impl ::serde::Serialize for TCPSocketAction {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = 1 + self.unknown_fields.len();
-            len += usize::from(self.host.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for TCPSocketAction {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.optional("host", self.host.as_ref()) {
                 break 'entries;
@@ -38,7 +40,6 @@ impl ::serde::Serialize for TCPSocketAction {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 

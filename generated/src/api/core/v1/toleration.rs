@@ -23,20 +23,18 @@ pub struct Toleration {
 impl Eq for Toleration {}
 
 impl ::serde::Serialize for Toleration {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = self.unknown_fields.len();
-            len += usize::from(self.effect.is_some());
-            len += usize::from(self.key.is_some());
-            len += usize::from(self.operator.is_some());
-            len += usize::from(self.toleration_seconds.is_some());
-            len += usize::from(self.value.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for Toleration {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.optional("effect", self.effect.as_ref()) {
                 break 'entries;
@@ -57,7 +55,6 @@ impl ::serde::Serialize for Toleration {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 

@@ -31,20 +31,18 @@ pub struct TopologySpreadConstraint {
 impl Eq for TopologySpreadConstraint {}
 
 impl ::serde::Serialize for TopologySpreadConstraint {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = 3 + self.unknown_fields.len();
-            len += usize::from(self.label_selector.is_some());
-            len += usize::from(self.match_label_keys.is_some());
-            len += usize::from(self.min_domains.is_some());
-            len += usize::from(self.node_affinity_policy.is_some());
-            len += usize::from(self.node_taints_policy.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for TopologySpreadConstraint {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.optional("labelSelector", self.label_selector.as_ref()) {
                 break 'entries;
@@ -74,7 +72,6 @@ impl ::serde::Serialize for TopologySpreadConstraint {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 
@@ -262,7 +259,7 @@ impl TopologySpreadConstraintBuilder {
     ///
     /// Replaces the whole list; [`match_label_key`](Self::match_label_key) appends one item.
     pub fn match_label_keys(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
-        self.inner.match_label_keys = Some(items.into_iter().map(Into::into).collect());
+        self.inner.match_label_keys = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -270,7 +267,7 @@ impl TopologySpreadConstraintBuilder {
     ///
     /// Appends one item to `match_label_keys`; [`match_label_keys`](Self::match_label_keys) replaces the whole list.
     pub fn match_label_key(mut self, item: impl Into<String>) -> Self {
-        self.inner.match_label_keys.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.match_label_keys, item);
         self
     }
 

@@ -81,45 +81,18 @@ pub struct Volume {
 impl Eq for Volume {}
 
 impl ::serde::Serialize for Volume {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = 1 + self.unknown_fields.len();
-            len += usize::from(self.aws_elastic_block_store.is_some());
-            len += usize::from(self.azure_disk.is_some());
-            len += usize::from(self.azure_file.is_some());
-            len += usize::from(self.cephfs.is_some());
-            len += usize::from(self.cinder.is_some());
-            len += usize::from(self.config_map.is_some());
-            len += usize::from(self.csi.is_some());
-            len += usize::from(self.downward_api.is_some());
-            len += usize::from(self.empty_dir.is_some());
-            len += usize::from(self.ephemeral.is_some());
-            len += usize::from(self.fc.is_some());
-            len += usize::from(self.flex_volume.is_some());
-            len += usize::from(self.flocker.is_some());
-            len += usize::from(self.gce_persistent_disk.is_some());
-            len += usize::from(self.git_repo.is_some());
-            len += usize::from(self.glusterfs.is_some());
-            len += usize::from(self.host_path.is_some());
-            len += usize::from(self.image.is_some());
-            len += usize::from(self.iscsi.is_some());
-            len += usize::from(self.nfs.is_some());
-            len += usize::from(self.persistent_volume_claim.is_some());
-            len += usize::from(self.photon_persistent_disk.is_some());
-            len += usize::from(self.portworx_volume.is_some());
-            len += usize::from(self.projected.is_some());
-            len += usize::from(self.quobyte.is_some());
-            len += usize::from(self.rbd.is_some());
-            len += usize::from(self.scale_io.is_some());
-            len += usize::from(self.secret.is_some());
-            len += usize::from(self.storageos.is_some());
-            len += usize::from(self.vsphere_volume.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for Volume {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.optional("awsElasticBlockStore", self.aws_elastic_block_store.as_ref()) {
                 break 'entries;
@@ -218,7 +191,6 @@ impl ::serde::Serialize for Volume {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 

@@ -21,17 +21,18 @@ pub struct VolumeMountStatus {
 impl Eq for VolumeMountStatus {}
 
 impl ::serde::Serialize for VolumeMountStatus {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = 2 + self.unknown_fields.len();
-            len += usize::from(self.read_only.is_some());
-            len += usize::from(self.recursive_read_only.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for VolumeMountStatus {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.entry("mountPath", &self.mount_path) {
                 break 'entries;
@@ -49,7 +50,6 @@ impl ::serde::Serialize for VolumeMountStatus {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 

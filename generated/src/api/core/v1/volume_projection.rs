@@ -27,21 +27,18 @@ pub struct VolumeProjection {
 impl Eq for VolumeProjection {}
 
 impl ::serde::Serialize for VolumeProjection {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = self.unknown_fields.len();
-            len += usize::from(self.cluster_trust_bundle.is_some());
-            len += usize::from(self.config_map.is_some());
-            len += usize::from(self.downward_api.is_some());
-            len += usize::from(self.pod_certificate.is_some());
-            len += usize::from(self.secret.is_some());
-            len += usize::from(self.service_account_token.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for VolumeProjection {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.optional("clusterTrustBundle", self.cluster_trust_bundle.as_ref()) {
                 break 'entries;
@@ -65,7 +62,6 @@ impl ::serde::Serialize for VolumeProjection {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 

@@ -27,17 +27,18 @@ pub struct VolumeResourceRequirements {
 impl Eq for VolumeResourceRequirements {}
 
 impl ::serde::Serialize for VolumeResourceRequirements {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = self.unknown_fields.len();
-            len += usize::from(self.limits.is_some());
-            len += usize::from(self.requests.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for VolumeResourceRequirements {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.optional("limits", self.limits.as_ref()) {
                 break 'entries;
@@ -49,7 +50,6 @@ impl ::serde::Serialize for VolumeResourceRequirements {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 

@@ -21,18 +21,18 @@ pub struct VsphereVirtualDiskVolumeSource {
 impl Eq for VsphereVirtualDiskVolumeSource {}
 
 impl ::serde::Serialize for VsphereVirtualDiskVolumeSource {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = 1 + self.unknown_fields.len();
-            len += usize::from(self.fs_type.is_some());
-            len += usize::from(self.storage_policy_id.is_some());
-            len += usize::from(self.storage_policy_name.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for VsphereVirtualDiskVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.optional("fsType", self.fs_type.as_ref()) {
                 break 'entries;
@@ -50,7 +50,6 @@ impl ::serde::Serialize for VsphereVirtualDiskVolumeSource {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 

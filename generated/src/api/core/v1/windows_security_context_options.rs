@@ -21,19 +21,18 @@ pub struct WindowsSecurityContextOptions {
 impl Eq for WindowsSecurityContextOptions {}
 
 impl ::serde::Serialize for WindowsSecurityContextOptions {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = self.unknown_fields.len();
-            len += usize::from(self.gmsa_credential_spec.is_some());
-            len += usize::from(self.gmsa_credential_spec_name.is_some());
-            len += usize::from(self.host_process.is_some());
-            len += usize::from(self.run_as_user_name.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for WindowsSecurityContextOptions {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.optional("gmsaCredentialSpec", self.gmsa_credential_spec.as_ref()) {
                 break 'entries;
@@ -51,7 +50,6 @@ impl ::serde::Serialize for WindowsSecurityContextOptions {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 

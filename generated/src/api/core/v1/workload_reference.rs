@@ -19,16 +19,18 @@ pub struct WorkloadReference {
 impl Eq for WorkloadReference {}
 
 impl ::serde::Serialize for WorkloadReference {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = 2 + self.unknown_fields.len();
-            len += usize::from(self.pod_group_replica_key.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for WorkloadReference {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.entry("name", &self.name) {
                 break 'entries;
@@ -43,7 +45,6 @@ impl ::serde::Serialize for WorkloadReference {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 

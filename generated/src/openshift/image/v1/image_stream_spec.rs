@@ -19,18 +19,18 @@ pub struct ImageStreamSpec {
 impl Eq for ImageStreamSpec {}
 
 impl ::serde::Serialize for ImageStreamSpec {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = self.unknown_fields.len();
-            len += usize::from(self.docker_image_repository.is_some());
-            len += usize::from(self.lookup_policy.is_some());
-            len += usize::from(self.tags.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for ImageStreamSpec {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.optional("dockerImageRepository", self.docker_image_repository.as_ref()) {
                 break 'entries;
@@ -45,7 +45,6 @@ impl ::serde::Serialize for ImageStreamSpec {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 
@@ -149,7 +148,7 @@ impl ImageStreamSpecBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::openshift::image::v1::TagReference>>,
     ) -> Self {
-        self.inner.tags = Some(items.into_iter().map(Into::into).collect());
+        self.inner.tags = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -157,7 +156,7 @@ impl ImageStreamSpecBuilder {
     ///
     /// Appends one item to `tags`; [`tags`](Self::tags) replaces the whole list.
     pub fn tag(mut self, item: impl Into<crate::openshift::image::v1::TagReference>) -> Self {
-        self.inner.tags.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.tags, item);
         self
     }
 }

@@ -19,16 +19,18 @@ pub struct NamedTagEventList {
 impl Eq for NamedTagEventList {}
 
 impl ::serde::Serialize for NamedTagEventList {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = 2 + self.unknown_fields.len();
-            len += usize::from(self.conditions.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for NamedTagEventList {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.optional("conditions", self.conditions.as_ref()) {
                 break 'entries;
@@ -43,7 +45,6 @@ impl ::serde::Serialize for NamedTagEventList {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 
@@ -141,7 +142,7 @@ impl NamedTagEventList {
         NamedTagEventListBuilder {
             inner: Self {
                 conditions: None,
-                items: items.into_iter().map(Into::into).collect(),
+                items: ::kubeforge_runtime::builder::list(items),
                 tag: tag.into(),
                 unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             },
@@ -160,7 +161,7 @@ impl NamedTagEventListBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::openshift::image::v1::TagEventCondition>>,
     ) -> Self {
-        self.inner.conditions = Some(items.into_iter().map(Into::into).collect());
+        self.inner.conditions = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -171,7 +172,7 @@ impl NamedTagEventListBuilder {
         mut self,
         item: impl Into<crate::openshift::image::v1::TagEventCondition>,
     ) -> Self {
-        self.inner.conditions.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.conditions, item);
         self
     }
 
@@ -182,7 +183,7 @@ impl NamedTagEventListBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::openshift::image::v1::TagEvent>>,
     ) -> Self {
-        self.inner.items = items.into_iter().map(Into::into).collect();
+        self.inner.items = ::kubeforge_runtime::builder::list(items);
         self
     }
 

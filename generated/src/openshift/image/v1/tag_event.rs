@@ -21,10 +21,18 @@ pub struct TagEvent {
 impl Eq for TagEvent {}
 
 impl ::serde::Serialize for TagEvent {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = 4 + self.unknown_fields.len();
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(Some(len))?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for TagEvent {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.entry("created", &self.created) {
                 break 'entries;
@@ -42,7 +50,6 @@ impl ::serde::Serialize for TagEvent {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 

@@ -27,18 +27,18 @@ pub struct TagEventCondition {
 impl Eq for TagEventCondition {}
 
 impl ::serde::Serialize for TagEventCondition {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = 3 + self.unknown_fields.len();
-            len += usize::from(self.last_transition_time.is_some());
-            len += usize::from(self.message.is_some());
-            len += usize::from(self.reason.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for TagEventCondition {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.entry("generation", &self.generation) {
                 break 'entries;
@@ -62,7 +62,6 @@ impl ::serde::Serialize for TagEventCondition {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 

@@ -19,18 +19,18 @@ pub struct TagImportPolicy {
 impl Eq for TagImportPolicy {}
 
 impl ::serde::Serialize for TagImportPolicy {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = self.unknown_fields.len();
-            len += usize::from(self.import_mode.is_some());
-            len += usize::from(self.insecure.is_some());
-            len += usize::from(self.scheduled.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for TagImportPolicy {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.optional("importMode", self.import_mode.as_ref()) {
                 break 'entries;
@@ -45,7 +45,6 @@ impl ::serde::Serialize for TagImportPolicy {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 

@@ -27,21 +27,18 @@ pub struct TagReference {
 impl Eq for TagReference {}
 
 impl ::serde::Serialize for TagReference {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = 1 + self.unknown_fields.len();
-            len += usize::from(self.annotations.is_some());
-            len += usize::from(self.from.is_some());
-            len += usize::from(self.generation.is_some());
-            len += usize::from(self.import_policy.is_some());
-            len += usize::from(self.reference.is_some());
-            len += usize::from(self.reference_policy.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for TagReference {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.optional("annotations", self.annotations.as_ref()) {
                 break 'entries;
@@ -68,7 +65,6 @@ impl ::serde::Serialize for TagReference {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 

@@ -29,23 +29,18 @@ pub struct DeleteOptions {
 impl Eq for DeleteOptions {}
 
 impl ::serde::Serialize for DeleteOptions {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = self.unknown_fields.len();
-            len += usize::from(self.api_version.is_some());
-            len += usize::from(self.dry_run.is_some());
-            len += usize::from(self.grace_period_seconds.is_some());
-            len += usize::from(self.ignore_store_read_error_with_cluster_breaking_potential.is_some());
-            len += usize::from(self.kind.is_some());
-            len += usize::from(self.orphan_dependents.is_some());
-            len += usize::from(self.preconditions.is_some());
-            len += usize::from(self.propagation_policy.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for DeleteOptions {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.optional("apiVersion", self.api_version.as_ref()) {
                 break 'entries;
@@ -78,7 +73,6 @@ impl ::serde::Serialize for DeleteOptions {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 
@@ -303,7 +297,7 @@ impl DeleteOptionsBuilder {
     ///
     /// Replaces the whole list; [`push_dry_run`](Self::push_dry_run) appends one item.
     pub fn dry_run(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
-        self.inner.dry_run = Some(items.into_iter().map(Into::into).collect());
+        self.inner.dry_run = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -311,7 +305,7 @@ impl DeleteOptionsBuilder {
     ///
     /// Appends one item to `dry_run`; [`dry_run`](Self::dry_run) replaces the whole list.
     pub fn push_dry_run(mut self, item: impl Into<String>) -> Self {
-        self.inner.dry_run.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.dry_run, item);
         self
     }
 

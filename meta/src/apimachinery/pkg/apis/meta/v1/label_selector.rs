@@ -19,17 +19,18 @@ pub struct LabelSelector {
 impl Eq for LabelSelector {}
 
 impl ::serde::Serialize for LabelSelector {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = self.unknown_fields.len();
-            len += usize::from(self.match_expressions.is_some());
-            len += usize::from(self.match_labels.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for LabelSelector {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.optional("matchExpressions", self.match_expressions.as_ref()) {
                 break 'entries;
@@ -41,7 +42,6 @@ impl ::serde::Serialize for LabelSelector {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 
@@ -174,7 +174,7 @@ impl LabelSelectorBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::apimachinery::pkg::apis::meta::v1::LabelSelectorRequirement>>,
     ) -> Self {
-        self.inner.match_expressions = Some(items.into_iter().map(Into::into).collect());
+        self.inner.match_expressions = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -185,7 +185,7 @@ impl LabelSelectorBuilder {
         mut self,
         item: impl Into<crate::apimachinery::pkg::apis::meta::v1::LabelSelectorRequirement>,
     ) -> Self {
-        self.inner.match_expressions.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.match_expressions, item);
         self
     }
 

@@ -19,16 +19,18 @@ pub struct LabelSelectorRequirement {
 impl Eq for LabelSelectorRequirement {}
 
 impl ::serde::Serialize for LabelSelectorRequirement {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = 2 + self.unknown_fields.len();
-            len += usize::from(self.values.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for LabelSelectorRequirement {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.entry("key", &self.key) {
                 break 'entries;
@@ -43,7 +45,6 @@ impl ::serde::Serialize for LabelSelectorRequirement {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 
@@ -216,7 +217,7 @@ impl LabelSelectorRequirementBuilder {
     ///
     /// Replaces the whole list; [`value`](Self::value) appends one item.
     pub fn values(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
-        self.inner.values = Some(items.into_iter().map(Into::into).collect());
+        self.inner.values = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -224,7 +225,7 @@ impl LabelSelectorRequirementBuilder {
     ///
     /// Appends one item to `values`; [`values`](Self::values) replaces the whole list.
     pub fn value(mut self, item: impl Into<String>) -> Self {
-        self.inner.values.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.values, item);
         self
     }
 }

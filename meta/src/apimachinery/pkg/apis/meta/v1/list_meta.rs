@@ -23,20 +23,18 @@ pub struct ListMeta {
 impl Eq for ListMeta {}
 
 impl ::serde::Serialize for ListMeta {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = self.unknown_fields.len();
-            len += usize::from(self.continue_.is_some());
-            len += usize::from(self.remaining_item_count.is_some());
-            len += usize::from(self.resource_version.is_some());
-            len += usize::from(self.self_link.is_some());
-            len += usize::from(self.shard_info.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for ListMeta {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.optional("continue", self.continue_.as_ref()) {
                 break 'entries;
@@ -57,7 +55,6 @@ impl ::serde::Serialize for ListMeta {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 

@@ -27,22 +27,18 @@ pub struct ManagedFieldsEntry {
 impl Eq for ManagedFieldsEntry {}
 
 impl ::serde::Serialize for ManagedFieldsEntry {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = self.unknown_fields.len();
-            len += usize::from(self.api_version.is_some());
-            len += usize::from(self.fields_type.is_some());
-            len += usize::from(self.fields_v1.is_some());
-            len += usize::from(self.manager.is_some());
-            len += usize::from(self.operation.is_some());
-            len += usize::from(self.subresource.is_some());
-            len += usize::from(self.time.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for ManagedFieldsEntry {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.optional("apiVersion", self.api_version.as_ref()) {
                 break 'entries;
@@ -69,7 +65,6 @@ impl ::serde::Serialize for ManagedFieldsEntry {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 

@@ -47,30 +47,18 @@ pub struct ObjectMeta {
 impl Eq for ObjectMeta {}
 
 impl ::serde::Serialize for ObjectMeta {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = self.unknown_fields.len();
-            len += usize::from(self.annotations.is_some());
-            len += usize::from(self.creation_timestamp.is_some());
-            len += usize::from(self.deletion_grace_period_seconds.is_some());
-            len += usize::from(self.deletion_timestamp.is_some());
-            len += usize::from(self.finalizers.is_some());
-            len += usize::from(self.generate_name.is_some());
-            len += usize::from(self.generation.is_some());
-            len += usize::from(self.labels.is_some());
-            len += usize::from(self.managed_fields.is_some());
-            len += usize::from(self.name.is_some());
-            len += usize::from(self.namespace.is_some());
-            len += usize::from(self.owner_references.is_some());
-            len += usize::from(self.resource_version.is_some());
-            len += usize::from(self.self_link.is_some());
-            len += usize::from(self.uid.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for ObjectMeta {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.optional("annotations", self.annotations.as_ref()) {
                 break 'entries;
@@ -124,7 +112,6 @@ impl ::serde::Serialize for ObjectMeta {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 
@@ -489,7 +476,7 @@ impl ObjectMetaBuilder {
     ///
     /// Replaces the whole list; [`finalizer`](Self::finalizer) appends one item.
     pub fn finalizers(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
-        self.inner.finalizers = Some(items.into_iter().map(Into::into).collect());
+        self.inner.finalizers = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -497,7 +484,7 @@ impl ObjectMetaBuilder {
     ///
     /// Appends one item to `finalizers`; [`finalizers`](Self::finalizers) replaces the whole list.
     pub fn finalizer(mut self, item: impl Into<String>) -> Self {
-        self.inner.finalizers.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.finalizers, item);
         self
     }
 
@@ -541,7 +528,7 @@ impl ObjectMetaBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry>>,
     ) -> Self {
-        self.inner.managed_fields = Some(items.into_iter().map(Into::into).collect());
+        self.inner.managed_fields = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -552,7 +539,7 @@ impl ObjectMetaBuilder {
         mut self,
         item: impl Into<crate::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry>,
     ) -> Self {
-        self.inner.managed_fields.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.managed_fields, item);
         self
     }
 
@@ -575,7 +562,7 @@ impl ObjectMetaBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::apimachinery::pkg::apis::meta::v1::OwnerReference>>,
     ) -> Self {
-        self.inner.owner_references = Some(items.into_iter().map(Into::into).collect());
+        self.inner.owner_references = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -586,7 +573,7 @@ impl ObjectMetaBuilder {
         mut self,
         item: impl Into<crate::apimachinery::pkg::apis::meta::v1::OwnerReference>,
     ) -> Self {
-        self.inner.owner_references.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.owner_references, item);
         self
     }
 

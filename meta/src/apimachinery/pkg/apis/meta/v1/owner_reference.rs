@@ -25,17 +25,18 @@ pub struct OwnerReference {
 impl Eq for OwnerReference {}
 
 impl ::serde::Serialize for OwnerReference {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = 4 + self.unknown_fields.len();
-            len += usize::from(self.block_owner_deletion.is_some());
-            len += usize::from(self.controller.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for OwnerReference {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.entry("apiVersion", &self.api_version) {
                 break 'entries;
@@ -59,7 +60,6 @@ impl ::serde::Serialize for OwnerReference {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 

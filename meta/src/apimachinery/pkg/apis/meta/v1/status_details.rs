@@ -25,21 +25,18 @@ pub struct StatusDetails {
 impl Eq for StatusDetails {}
 
 impl ::serde::Serialize for StatusDetails {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = if serializer.is_human_readable() {
-            None
-        } else {
-            let mut len = self.unknown_fields.len();
-            len += usize::from(self.causes.is_some());
-            len += usize::from(self.group.is_some());
-            len += usize::from(self.kind.is_some());
-            len += usize::from(self.name.is_some());
-            len += usize::from(self.retry_after_seconds.is_some());
-            len += usize::from(self.uid.is_some());
-            Some(len)
-        };
-        let mut state = ::kubeforge_runtime::serde_struct::Entries::new(serializer.serialize_map(len)?);
+        ::kubeforge_runtime::serde_struct::serialize(self, serializer)
+    }
+}
+
+impl ::kubeforge_runtime::serde_struct::WriteFields for StatusDetails {
+    #[allow(clippy::too_many_lines)]
+    fn write_fields<M: ::serde::ser::SerializeMap>(
+        &self,
+        state: &mut ::kubeforge_runtime::serde_struct::Entries<M>,
+    ) {
         'entries: {
             if state.optional("causes", self.causes.as_ref()) {
                 break 'entries;
@@ -63,7 +60,6 @@ impl ::serde::Serialize for StatusDetails {
                 break 'entries;
             }
         }
-        state.end()
     }
 }
 
@@ -227,7 +223,7 @@ impl StatusDetailsBuilder {
         mut self,
         items: impl IntoIterator<Item = impl Into<crate::apimachinery::pkg::apis::meta::v1::StatusCause>>,
     ) -> Self {
-        self.inner.causes = Some(items.into_iter().map(Into::into).collect());
+        self.inner.causes = Some(::kubeforge_runtime::builder::list(items));
         self
     }
 
@@ -238,7 +234,7 @@ impl StatusDetailsBuilder {
         mut self,
         item: impl Into<crate::apimachinery::pkg::apis::meta::v1::StatusCause>,
     ) -> Self {
-        self.inner.causes.get_or_insert_default().push(item.into());
+        ::kubeforge_runtime::builder::push(&mut self.inner.causes, item);
         self
     }
 
