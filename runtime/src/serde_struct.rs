@@ -587,7 +587,7 @@ impl<T> Empty for Option<T> {
 /// A struct whose `Default` is its placeholder ([`Empty`]): every field optional and none
 /// an apiVersion/kind marker (a marker's default is present, its placeholder absent). Its
 /// impl has no body, where an `Empty` impl of its own is one more body per struct for
-/// rustc to check and keep (about 190 of the Kubernetes API's structs).
+/// rustc to check and keep (246 of the 738 structs of Kubernetes 1.36 read field by field).
 pub trait DefaultIsEmpty: Default {}
 
 impl<T: DefaultIsEmpty> Empty for T {
