@@ -8,9 +8,13 @@ pub trait TypeMeta {
     /// otherwise (e.g. `"coordination.k8s.io/v1"`).
     const API_VERSION: &'static str;
     /// The API group: `""` for the core group, e.g. `"coordination.k8s.io"`.
-    const GROUP: &'static str;
+    ///
+    /// Provided: what [`API_VERSION`](Self::API_VERSION) has before its `/`.
+    const GROUP: &'static str = group_version(Self::API_VERSION).0;
     /// The version within the group, e.g. `"v1"`.
-    const VERSION: &'static str;
+    ///
+    /// Provided: what [`API_VERSION`](Self::API_VERSION) has after its `/`.
+    const VERSION: &'static str = group_version(Self::API_VERSION).1;
     /// The kind, e.g. `"Lease"`.
     const KIND: &'static str;
 }
@@ -54,6 +58,18 @@ pub enum Scope {
 /// assert_eq!(group_version("coordination.k8s.io/v1"), ("coordination.k8s.io", "v1"));
 /// assert_eq!(group_version(""), ("", ""));
 /// ```
-pub fn group_version(api_version: &str) -> (&str, &str) {
-    api_version.split_once('/').unwrap_or(("", api_version))
+pub const fn group_version(api_version: &str) -> (&str, &str) {
+    // `split_once` by hand: it is not a `const fn`, and `TypeMeta`'s provided
+    // `GROUP` and `VERSION` are computed here at compile time.
+    let bytes = api_version.as_bytes();
+    let mut at = 0;
+    while at < bytes.len() {
+        if bytes[at] == b'/' {
+            // `/` is ASCII, so both sides are on character boundaries.
+            let (group, slash_version) = api_version.split_at(at);
+            return (group, slash_version.split_at(1).1);
+        }
+        at += 1;
+    }
+    ("", api_version)
 }

@@ -25,8 +25,6 @@ pub struct Lease {
 
 impl TypeMeta for Lease {
     const API_VERSION: &'static str = "coordination.k8s.io/v1";
-    const GROUP: &'static str = "coordination.k8s.io";
-    const VERSION: &'static str = "v1";
     const KIND: &'static str = "Lease";
 }
 
@@ -54,8 +52,6 @@ pub struct LeaseList {
 
 impl TypeMeta for LeaseList {
     const API_VERSION: &'static str = "coordination.k8s.io/v1";
-    const GROUP: &'static str = "coordination.k8s.io";
-    const VERSION: &'static str = "v1";
     const KIND: &'static str = "LeaseList";
 }
 
@@ -195,6 +191,37 @@ fn resource_traits_expose_constants() {
     );
     assert_eq!(Lease::GROUP, "coordination.k8s.io");
     assert_eq!(Lease::VERSION, "v1");
+    assert_eq!(LeaseList::GROUP, "coordination.k8s.io");
     assert!(Lease::SUBRESOURCES.is_empty());
     assert!(Scope::Namespaced < Scope::Cluster);
+}
+
+/// A core-group kind, as generated: only `API_VERSION` and `KIND` written.
+struct ConfigMap;
+
+impl TypeMeta for ConfigMap {
+    const API_VERSION: &'static str = "v1";
+    const KIND: &'static str = "ConfigMap";
+}
+
+/// A kind that writes every constant itself, as code written before `GROUP` and
+/// `VERSION` were provided does.
+struct Legacy;
+
+impl TypeMeta for Legacy {
+    const API_VERSION: &'static str = "example.com/v1";
+    const GROUP: &'static str = "legacy.example.com";
+    const VERSION: &'static str = "v2";
+    const KIND: &'static str = "Legacy";
+}
+
+#[test]
+fn group_and_version_come_from_the_api_version() {
+    assert_eq!((ConfigMap::GROUP, ConfigMap::VERSION), ("", "v1"));
+    assert_eq!((Lease::GROUP, Lease::VERSION), ("coordination.k8s.io", "v1"));
+    assert_eq!((Legacy::GROUP, Legacy::VERSION), ("legacy.example.com", "v2"));
+    const APPS: (&str, &str) = kubeforge_runtime::group_version("apps/v1");
+    assert_eq!(APPS, ("apps", "v1"));
+    assert_eq!(kubeforge_runtime::group_version("a/b/c"), ("a", "b/c"));
+    assert_eq!(kubeforge_runtime::group_version("é/v1"), ("é", "v1"));
 }

@@ -219,8 +219,6 @@ pub mod io {
 
                 impl ::kubeforge_runtime::TypeMeta for Workflow {
                     const API_VERSION: &'static str = "example.io/v1";
-                    const GROUP: &'static str = "example.io";
-                    const VERSION: &'static str = "v1";
                     const KIND: &'static str = "Workflow";
                 }
 
@@ -1128,8 +1126,6 @@ pub mod io {
 
                 impl ::kubeforge_runtime::TypeMeta for WorkflowList {
                     const API_VERSION: &'static str = "example.io/v1";
-                    const GROUP: &'static str = "example.io";
-                    const VERSION: &'static str = "v1";
                     const KIND: &'static str = "WorkflowList";
                 }
 
@@ -1354,8 +1350,6 @@ pub mod io {
 
                 impl ::kubeforge_runtime::TypeMeta for Workflow {
                     const API_VERSION: &'static str = "example.io/v1alpha1";
-                    const GROUP: &'static str = "example.io";
-                    const VERSION: &'static str = "v1alpha1";
                     const KIND: &'static str = "Workflow";
                 }
 
@@ -2131,8 +2125,6 @@ pub mod io {
 
                 impl ::kubeforge_runtime::TypeMeta for WorkflowList {
                     const API_VERSION: &'static str = "example.io/v1alpha1";
-                    const GROUP: &'static str = "example.io";
-                    const VERSION: &'static str = "v1alpha1";
                     const KIND: &'static str = "WorkflowList";
                 }
 

@@ -220,8 +220,6 @@ pub mod com {
 
                 impl ::kubeforge_runtime::TypeMeta for Gadget {
                     const API_VERSION: &'static str = "example.com/v1";
-                    const GROUP: &'static str = "example.com";
-                    const VERSION: &'static str = "v1";
                     const KIND: &'static str = "Gadget";
                 }
 
@@ -699,8 +697,6 @@ pub mod com {
 
                 impl ::kubeforge_runtime::TypeMeta for GadgetList {
                     const API_VERSION: &'static str = "example.com/v1";
-                    const GROUP: &'static str = "example.com";
-                    const VERSION: &'static str = "v1";
                     const KIND: &'static str = "GadgetList";
                 }
 
@@ -908,8 +904,6 @@ pub mod com {
 
                 impl ::kubeforge_runtime::TypeMeta for Gizmo {
                     const API_VERSION: &'static str = "example.com/v1";
-                    const GROUP: &'static str = "example.com";
-                    const VERSION: &'static str = "v1";
                     const KIND: &'static str = "Gizmo";
                 }
 

@@ -178,8 +178,6 @@ pub mod com {
 
                 impl ::kubeforge_runtime::TypeMeta for Widget {
                     const API_VERSION: &'static str = "example.com/v1";
-                    const GROUP: &'static str = "example.com";
-                    const VERSION: &'static str = "v1";
                     const KIND: &'static str = "Widget";
                 }
 
@@ -649,8 +647,6 @@ pub mod com {
 
                 impl ::kubeforge_runtime::TypeMeta for WidgetList {
                     const API_VERSION: &'static str = "example.com/v1";
-                    const GROUP: &'static str = "example.com";
-                    const VERSION: &'static str = "v1";
                     const KIND: &'static str = "WidgetList";
                 }
 

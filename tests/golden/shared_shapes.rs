@@ -228,8 +228,6 @@ pub mod io {
 
                 impl ::kubeforge_runtime::TypeMeta for Relay {
                     const API_VERSION: &'static str = "example.io/v1";
-                    const GROUP: &'static str = "example.io";
-                    const VERSION: &'static str = "v1";
                     const KIND: &'static str = "Relay";
                 }
 
@@ -2497,8 +2495,6 @@ pub mod io {
 
                 impl ::kubeforge_runtime::TypeMeta for RelayList {
                     const API_VERSION: &'static str = "example.io/v1";
-                    const GROUP: &'static str = "example.io";
-                    const VERSION: &'static str = "v1";
                     const KIND: &'static str = "RelayList";
                 }
 

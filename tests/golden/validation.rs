@@ -206,8 +206,6 @@ pub mod io {
 
                 impl ::kubeforge_runtime::TypeMeta for Gadget {
                     const API_VERSION: &'static str = "example.io/v1";
-                    const GROUP: &'static str = "example.io";
-                    const VERSION: &'static str = "v1";
                     const KIND: &'static str = "Gadget";
                 }
 
@@ -1481,8 +1479,6 @@ pub mod io {
 
                 impl ::kubeforge_runtime::TypeMeta for GadgetList {
                     const API_VERSION: &'static str = "example.io/v1";
-                    const GROUP: &'static str = "example.io";
-                    const VERSION: &'static str = "v1";
                     const KIND: &'static str = "GadgetList";
                 }
 

@@ -442,6 +442,10 @@ mod resource {
     fn resource_constants() {
         assert_eq!(<Gadget as TypeMeta>::API_VERSION, "example.com/v1");
         assert_eq!(<Gadget as TypeMeta>::KIND, "Gadget");
+        // Provided by the trait from `API_VERSION`: the generated impl writes neither.
+        assert_eq!(<Gadget as TypeMeta>::GROUP, "example.com");
+        assert_eq!(<Gadget as TypeMeta>::VERSION, "v1");
+        assert_eq!(<GadgetList as TypeMeta>::GROUP, "example.com");
         assert_eq!(<Gadget as Resource>::PLURAL, "gadgets");
         assert_eq!(<Gadget as Resource>::SCOPE, Scope::Namespaced);
         assert_eq!(<Gadget as Resource>::SUBRESOURCES, ["status"]);

@@ -156,8 +156,6 @@ const _: () = {
 
 impl ::kubeforge_runtime::TypeMeta for Lease {
     const API_VERSION: &'static str = "coordination.k8s.io/v1";
-    const GROUP: &'static str = "coordination.k8s.io";
-    const VERSION: &'static str = "v1";
     const KIND: &'static str = "Lease";
 }
 

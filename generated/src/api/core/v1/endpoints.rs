@@ -158,8 +158,6 @@ const _: () = {
 
 impl ::kubeforge_runtime::TypeMeta for Endpoints {
     const API_VERSION: &'static str = "v1";
-    const GROUP: &'static str = "";
-    const VERSION: &'static str = "v1";
     const KIND: &'static str = "Endpoints";
 }
 

@@ -138,8 +138,6 @@ const _: () = {
 
 impl ::kubeforge_runtime::TypeMeta for PodList {
     const API_VERSION: &'static str = "v1";
-    const GROUP: &'static str = "";
-    const VERSION: &'static str = "v1";
     const KIND: &'static str = "PodList";
 }
 

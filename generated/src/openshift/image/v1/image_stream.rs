@@ -176,8 +176,6 @@ const _: () = {
 
 impl ::kubeforge_runtime::TypeMeta for ImageStream {
     const API_VERSION: &'static str = "image.openshift.io/v1";
-    const GROUP: &'static str = "image.openshift.io";
-    const VERSION: &'static str = "v1";
     const KIND: &'static str = "ImageStream";
 }
 

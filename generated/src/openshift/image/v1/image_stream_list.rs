@@ -143,8 +143,6 @@ const _: () = {
 
 impl ::kubeforge_runtime::TypeMeta for ImageStreamList {
     const API_VERSION: &'static str = "image.openshift.io/v1";
-    const GROUP: &'static str = "image.openshift.io";
-    const VERSION: &'static str = "v1";
     const KIND: &'static str = "ImageStreamList";
 }
 

@@ -207,8 +207,6 @@ impl ::kubeforge_runtime::protobuf::Message for Scale {
 
 impl ::kubeforge_runtime::TypeMeta for Scale {
     const API_VERSION: &'static str = "autoscaling/v1";
-    const GROUP: &'static str = "autoscaling";
-    const VERSION: &'static str = "v1";
     const KIND: &'static str = "Scale";
 }
 

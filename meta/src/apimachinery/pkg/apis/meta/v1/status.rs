@@ -251,8 +251,6 @@ impl ::kubeforge_runtime::protobuf::Message for Status {
 
 impl ::kubeforge_runtime::TypeMeta for Status {
     const API_VERSION: &'static str = "v1";
-    const GROUP: &'static str = "";
-    const VERSION: &'static str = "v1";
     const KIND: &'static str = "Status";
 }
 
