@@ -218,8 +218,14 @@ impl TypeMeta for Legacy {
 #[test]
 fn group_and_version_come_from_the_api_version() {
     assert_eq!((ConfigMap::GROUP, ConfigMap::VERSION), ("", "v1"));
-    assert_eq!((Lease::GROUP, Lease::VERSION), ("coordination.k8s.io", "v1"));
-    assert_eq!((Legacy::GROUP, Legacy::VERSION), ("legacy.example.com", "v2"));
+    assert_eq!(
+        (Lease::GROUP, Lease::VERSION),
+        ("coordination.k8s.io", "v1")
+    );
+    assert_eq!(
+        (Legacy::GROUP, Legacy::VERSION),
+        ("legacy.example.com", "v2")
+    );
     const APPS: (&str, &str) = kubeforge_runtime::group_version("apps/v1");
     assert_eq!(APPS, ("apps", "v1"));
     assert_eq!(kubeforge_runtime::group_version("a/b/c"), ("a", "b/c"));
