@@ -734,7 +734,7 @@ pub mod io {
                 }
 
                 /// Schema: `io.example.v1.Settings.mode`.
-                #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+                #[derive(Clone, Debug, PartialEq, Hash, PartialOrd, Ord)]
                 pub enum SettingsMode {
                     /// `"Fast"`
                     Fast,
@@ -745,8 +745,11 @@ pub mod io {
                     Other(String),
                 }
 
+                impl Eq for SettingsMode {}
+
                 impl SettingsMode {
                     /// The value as it is on the wire.
+                    #[inline]
                     #[must_use]
                     pub fn as_str(&self) -> &str {
                         match self {
@@ -758,6 +761,7 @@ pub mod io {
                 }
 
                 impl From<&str> for SettingsMode {
+                    #[inline]
                     fn from(value: &str) -> Self {
                         match value {
                             "Fast" => Self::Fast,
@@ -768,6 +772,7 @@ pub mod io {
                 }
 
                 impl ::std::fmt::Display for SettingsMode {
+                    #[inline]
                     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                         f.write_str(self.as_str())
                     }

@@ -547,7 +547,7 @@ pub mod com {
                 /// The protocol; required, so the constructor takes it.
                 ///
                 /// Schema: `com.example.v1.Port.protocol`.
-                #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+                #[derive(Clone, Debug, PartialEq, Hash, PartialOrd, Ord)]
                 pub enum PortProtocol {
                     /// `"TCP"`
                     Tcp,
@@ -558,8 +558,11 @@ pub mod com {
                     Other(String),
                 }
 
+                impl Eq for PortProtocol {}
+
                 impl PortProtocol {
                     /// The value as it is on the wire.
+                    #[inline]
                     #[must_use]
                     pub fn as_str(&self) -> &str {
                         match self {
@@ -571,6 +574,7 @@ pub mod com {
                 }
 
                 impl From<&str> for PortProtocol {
+                    #[inline]
                     fn from(value: &str) -> Self {
                         match value {
                             "TCP" => Self::Tcp,
@@ -581,6 +585,7 @@ pub mod com {
                 }
 
                 impl ::std::fmt::Display for PortProtocol {
+                    #[inline]
                     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                         f.write_str(self.as_str())
                     }
@@ -613,7 +618,7 @@ pub mod com {
                 /// An optional enum with a default.
                 ///
                 /// Schema: `com.example.v1.Port.appProtocol`.
-                #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+                #[derive(Clone, Debug, PartialEq, Hash, PartialOrd, Ord)]
                 pub enum PortAppProtocol {
                     /// `"http"`
                     Http,
@@ -624,8 +629,11 @@ pub mod com {
                     Other(String),
                 }
 
+                impl Eq for PortAppProtocol {}
+
                 impl PortAppProtocol {
                     /// The value as it is on the wire.
+                    #[inline]
                     #[must_use]
                     pub fn as_str(&self) -> &str {
                         match self {
@@ -637,6 +645,7 @@ pub mod com {
                 }
 
                 impl From<&str> for PortAppProtocol {
+                    #[inline]
                     fn from(value: &str) -> Self {
                         match value {
                             "http" => Self::Http,
@@ -647,6 +656,7 @@ pub mod com {
                 }
 
                 impl ::std::fmt::Display for PortAppProtocol {
+                    #[inline]
                     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                         f.write_str(self.as_str())
                     }

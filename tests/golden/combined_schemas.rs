@@ -967,13 +967,15 @@ pub mod io {
                 /// A string or an object: a typed union, the JSON type picks the variant.
                 ///
                 /// One of several JSON types; the type of a value picks its variant.
-                #[derive(Clone, Debug, PartialEq, Eq)]
+                #[derive(Clone, Debug, PartialEq)]
                 pub enum HolderMixed {
                     /// A JSON string.
                     String(String),
                     /// A JSON object.
                     Object(Box<crate::golden::combined_schemas::io::example::v1::HolderMixedObject>),
                 }
+
+                impl Eq for HolderMixed {}
 
                 impl ::serde::Serialize for HolderMixed {
                     fn serialize<S: ::serde::Serializer>(
@@ -1257,13 +1259,15 @@ pub mod io {
                 /// A string or a list of strings.
                 ///
                 /// One of several JSON types; the type of a value picks its variant.
-                #[derive(Clone, Debug, PartialEq, Eq)]
+                #[derive(Clone, Debug, PartialEq)]
                 pub enum HolderScalarOrList {
                     /// A JSON string.
                     String(String),
                     /// A JSON array.
                     Array(Vec<String>),
                 }
+
+                impl Eq for HolderScalarOrList {}
 
                 impl ::serde::Serialize for HolderScalarOrList {
                     fn serialize<S: ::serde::Serializer>(

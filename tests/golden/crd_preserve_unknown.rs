@@ -33,6 +33,7 @@ impl<T> From<T> for Builder<T> {
 
 /// Every `CustomResourceDefinition` this crate was generated from, in input order, as
 /// each kind's `crd()` returns it: what a test installs before anything else.
+#[inline]
 #[must_use]
 pub fn crds() -> Vec<::serde_json::Value> {
     vec![crate::golden::crd_preserve_unknown::io::example::v1::Workflow::crd()]
@@ -314,6 +315,7 @@ pub mod io {
                     /// # Panics
                     ///
                     /// Never: `CRD_JSON` is JSON.
+                    #[inline]
                     #[must_use]
                     pub fn crd() -> ::serde_json::Value {
                         ::serde_json::from_str(Self::CRD_JSON)
@@ -1430,6 +1432,7 @@ pub mod io {
                     /// # Panics
                     ///
                     /// Never: `CRD_JSON` is JSON.
+                    #[inline]
                     #[must_use]
                     pub fn crd() -> ::serde_json::Value {
                         ::serde_json::from_str(Self::CRD_JSON)
@@ -2429,7 +2432,7 @@ pub mod routes {
     mod route {
         /// Every operation of the API, one variant per `operationId`. [`resolve`](super::resolve)
         /// finds one from a method and path; [`Route::info`] tells everything about it.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[derive(Clone, Copy, Debug, PartialEq, Hash, PartialOrd, Ord)]
         #[allow(clippy::enum_variant_names)]
         pub enum Route {
             /// `GET /apis/example.io/v1/workflows`
@@ -2478,6 +2481,8 @@ pub mod routes {
             WatchExampleIoV1alpha1NamespacedWorkflow,
         }
 
+        impl Eq for Route {}
+
         impl Route {
             /// Every route, in table order.
             pub const ALL: &'static [Route] = &[
@@ -2506,6 +2511,7 @@ pub mod routes {
             ];
 
             /// The route's entry in [`ROUTES`].
+            #[inline]
             #[must_use]
             pub fn info(self) -> &'static ::kubeforge_runtime::RouteInfo {
                 &ROUTES[self as usize]

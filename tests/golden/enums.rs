@@ -54,7 +54,7 @@ pub mod io {
                 /// A named enum schema.
                 ///
                 /// Schema: `io.example.v1.Level`.
-                #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+                #[derive(Clone, Debug, PartialEq, Hash, PartialOrd, Ord)]
                 pub enum Level {
                     /// `"Low"`
                     Low,
@@ -65,8 +65,11 @@ pub mod io {
                     Other(String),
                 }
 
+                impl Eq for Level {}
+
                 impl Level {
                     /// The value as it is on the wire.
+                    #[inline]
                     #[must_use]
                     pub fn as_str(&self) -> &str {
                         match self {
@@ -78,6 +81,7 @@ pub mod io {
                 }
 
                 impl From<&str> for Level {
+                    #[inline]
                     fn from(value: &str) -> Self {
                         match value {
                             "Low" => Self::Low,
@@ -88,6 +92,7 @@ pub mod io {
                 }
 
                 impl ::std::fmt::Display for Level {
+                    #[inline]
                     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                         f.write_str(self.as_str())
                     }
@@ -352,7 +357,7 @@ pub mod io {
                 /// How to restart.
                 ///
                 /// Schema: `io.example.v1.Policy.restartPolicy`.
-                #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+                #[derive(Clone, Debug, PartialEq, Hash, PartialOrd, Ord)]
                 pub enum PolicyRestartPolicy {
                     /// `"Always"`
                     Always,
@@ -365,8 +370,11 @@ pub mod io {
                     Other(String),
                 }
 
+                impl Eq for PolicyRestartPolicy {}
+
                 impl PolicyRestartPolicy {
                     /// The value as it is on the wire.
+                    #[inline]
                     #[must_use]
                     pub fn as_str(&self) -> &str {
                         match self {
@@ -379,6 +387,7 @@ pub mod io {
                 }
 
                 impl From<&str> for PolicyRestartPolicy {
+                    #[inline]
                     fn from(value: &str) -> Self {
                         match value {
                             "Always" => Self::Always,
@@ -390,6 +399,7 @@ pub mod io {
                 }
 
                 impl ::std::fmt::Display for PolicyRestartPolicy {
+                    #[inline]
                     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                         f.write_str(self.as_str())
                     }
@@ -420,7 +430,7 @@ pub mod io {
                 }
 
                 /// Schema: `io.example.v1.Policy.odd`.
-                #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+                #[derive(Clone, Debug, PartialEq, Hash, PartialOrd, Ord)]
                 pub enum PolicyOdd {
                     /// `""`
                     Empty,
@@ -441,8 +451,11 @@ pub mod io {
                     Other(String),
                 }
 
+                impl Eq for PolicyOdd {}
+
                 impl PolicyOdd {
                     /// The value as it is on the wire.
+                    #[inline]
                     #[must_use]
                     pub fn as_str(&self) -> &str {
                         match self {
@@ -459,6 +472,7 @@ pub mod io {
                 }
 
                 impl From<&str> for PolicyOdd {
+                    #[inline]
                     fn from(value: &str) -> Self {
                         match value {
                             "" => Self::Empty,
@@ -474,6 +488,7 @@ pub mod io {
                 }
 
                 impl ::std::fmt::Display for PolicyOdd {
+                    #[inline]
                     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                         f.write_str(self.as_str())
                     }
@@ -504,7 +519,7 @@ pub mod io {
                 }
 
                 /// Schema: `io.example.v1.Policy.modes`.
-                #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+                #[derive(Clone, Debug, PartialEq, Hash, PartialOrd, Ord)]
                 pub enum PolicyModes {
                     /// `"Read"`
                     Read,
@@ -515,8 +530,11 @@ pub mod io {
                     Other(String),
                 }
 
+                impl Eq for PolicyModes {}
+
                 impl PolicyModes {
                     /// The value as it is on the wire.
+                    #[inline]
                     #[must_use]
                     pub fn as_str(&self) -> &str {
                         match self {
@@ -528,6 +546,7 @@ pub mod io {
                 }
 
                 impl From<&str> for PolicyModes {
+                    #[inline]
                     fn from(value: &str) -> Self {
                         match value {
                             "Read" => Self::Read,
@@ -538,6 +557,7 @@ pub mod io {
                 }
 
                 impl ::std::fmt::Display for PolicyModes {
+                    #[inline]
                     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                         f.write_str(self.as_str())
                     }

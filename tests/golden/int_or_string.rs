@@ -257,13 +257,15 @@ pub mod io {
                 /// A boolean or a string: a typed union.
                 ///
                 /// One of several JSON types; the type of a value picks its variant.
-                #[derive(Clone, Debug, PartialEq, Eq)]
+                #[derive(Clone, Debug, PartialEq)]
                 pub enum PortEither {
                     /// A JSON boolean.
                     Boolean(bool),
                     /// A JSON string.
                     String(String),
                 }
+
+                impl Eq for PortEither {}
 
                 impl ::serde::Serialize for PortEither {
                     fn serialize<S: ::serde::Serializer>(

@@ -531,7 +531,7 @@ pub mod io {
                 }
 
                 /// Schema: `io.example.v1.Nullables.mode`.
-                #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+                #[derive(Clone, Debug, PartialEq, Hash, PartialOrd, Ord)]
                 pub enum NullablesMode {
                     /// `"Fast"`
                     Fast,
@@ -542,8 +542,11 @@ pub mod io {
                     Other(String),
                 }
 
+                impl Eq for NullablesMode {}
+
                 impl NullablesMode {
                     /// The value as it is on the wire.
+                    #[inline]
                     #[must_use]
                     pub fn as_str(&self) -> &str {
                         match self {
@@ -555,6 +558,7 @@ pub mod io {
                 }
 
                 impl From<&str> for NullablesMode {
+                    #[inline]
                     fn from(value: &str) -> Self {
                         match value {
                             "Fast" => Self::Fast,
@@ -565,6 +569,7 @@ pub mod io {
                 }
 
                 impl ::std::fmt::Display for NullablesMode {
+                    #[inline]
                     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                         f.write_str(self.as_str())
                     }

@@ -33,6 +33,7 @@ impl<T> From<T> for Builder<T> {
 
 /// Every `CustomResourceDefinition` this crate was generated from, in input order, as
 /// each kind's `crd()` returns it: what a test installs before anything else.
+#[inline]
 #[must_use]
 pub fn crds() -> Vec<::serde_json::Value> {
     vec![crate::golden::shared_shapes::io::example::v1::Relay::crd()]
@@ -326,6 +327,7 @@ pub mod io {
                     /// # Panics
                     ///
                     /// Never: `CRD_JSON` is JSON.
+                    #[inline]
                     #[must_use]
                     pub fn crd() -> ::serde_json::Value {
                         ::serde_json::from_str(Self::CRD_JSON)
@@ -1322,7 +1324,7 @@ pub mod io {
                 /// - `io.example.v1.Relay.spec.stages.target.protocol`
                 ///
                 /// Schema: `io.example.v1.Relay.spec.backup.protocol`.
-                #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+                #[derive(Clone, Debug, PartialEq, Hash, PartialOrd, Ord)]
                 pub enum RelaySpecBackupProtocol {
                     /// `"TCP"`
                     Tcp,
@@ -1333,8 +1335,11 @@ pub mod io {
                     Other(String),
                 }
 
+                impl Eq for RelaySpecBackupProtocol {}
+
                 impl RelaySpecBackupProtocol {
                     /// The value as it is on the wire.
+                    #[inline]
                     #[must_use]
                     pub fn as_str(&self) -> &str {
                         match self {
@@ -1346,6 +1351,7 @@ pub mod io {
                 }
 
                 impl From<&str> for RelaySpecBackupProtocol {
+                    #[inline]
                     fn from(value: &str) -> Self {
                         match value {
                             "TCP" => Self::Tcp,
@@ -1356,6 +1362,7 @@ pub mod io {
                 }
 
                 impl ::std::fmt::Display for RelaySpecBackupProtocol {
+                    #[inline]
                     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                         f.write_str(self.as_str())
                     }
@@ -2713,7 +2720,7 @@ pub mod routes {
     mod route {
         /// Every operation of the API, one variant per `operationId`. [`resolve`](super::resolve)
         /// finds one from a method and path; [`Route::info`] tells everything about it.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[derive(Clone, Copy, Debug, PartialEq, Hash, PartialOrd, Ord)]
         #[allow(clippy::enum_variant_names)]
         pub enum Route {
             /// `GET /apis/example.io/v1/relays`
@@ -2740,6 +2747,8 @@ pub mod routes {
             WatchExampleIoV1NamespacedRelay,
         }
 
+        impl Eq for Route {}
+
         impl Route {
             /// Every route, in table order.
             pub const ALL: &'static [Route] = &[
@@ -2757,6 +2766,7 @@ pub mod routes {
             ];
 
             /// The route's entry in [`ROUTES`].
+            #[inline]
             #[must_use]
             pub fn info(self) -> &'static ::kubeforge_runtime::RouteInfo {
                 &ROUTES[self as usize]

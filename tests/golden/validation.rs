@@ -33,6 +33,7 @@ impl<T> From<T> for Builder<T> {
 
 /// Every `CustomResourceDefinition` this crate was generated from, in input order, as
 /// each kind's `crd()` returns it: what a test installs before anything else.
+#[inline]
 #[must_use]
 pub fn crds() -> Vec<::serde_json::Value> {
     vec![crate::golden::validation::io::example::v1::Gadget::crd()]
@@ -295,6 +296,7 @@ pub mod io {
                     /// # Panics
                     ///
                     /// Never: `CRD_JSON` is JSON.
+                    #[inline]
                     #[must_use]
                     pub fn crd() -> ::serde_json::Value {
                         ::serde_json::from_str(Self::CRD_JSON)
@@ -1697,7 +1699,7 @@ pub mod routes {
     mod route {
         /// Every operation of the API, one variant per `operationId`. [`resolve`](super::resolve)
         /// finds one from a method and path; [`Route::info`] tells everything about it.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[derive(Clone, Copy, Debug, PartialEq, Hash, PartialOrd, Ord)]
         #[allow(clippy::enum_variant_names)]
         pub enum Route {
             /// `GET /apis/example.io/v1/gadgets`
@@ -1724,6 +1726,8 @@ pub mod routes {
             WatchExampleIoV1NamespacedGadget,
         }
 
+        impl Eq for Route {}
+
         impl Route {
             /// Every route, in table order.
             pub const ALL: &'static [Route] = &[
@@ -1741,6 +1745,7 @@ pub mod routes {
             ];
 
             /// The route's entry in [`ROUTES`].
+            #[inline]
             #[must_use]
             pub fn info(self) -> &'static ::kubeforge_runtime::RouteInfo {
                 &ROUTES[self as usize]

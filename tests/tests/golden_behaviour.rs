@@ -242,6 +242,28 @@ mod enums {
         }
     }
 
+    /// The enums are `Eq` (an empty impl, as the structs'), `Hash` and `Ord`: in a `HashSet`,
+    /// a `BTreeSet` and a user's own `#[derive(Eq, Hash, Ord)]`, ordered as the schema
+    /// lists the values, with values the API does not know after them, by their text.
+    #[test]
+    fn enums_are_eq_hash_and_ordered_as_declared() {
+        use std::collections::{BTreeSet, HashSet};
+        let values = ["Sometimes", "Never", "Always", "OnFailure", "Never", "Also"];
+        let ordered: BTreeSet<PolicyRestartPolicy> =
+            values.into_iter().map(PolicyRestartPolicy::from).collect();
+        let wire: Vec<&str> = ordered.iter().map(PolicyRestartPolicy::as_str).collect();
+        assert_eq!(wire, ["Always", "OnFailure", "Never", "Also", "Sometimes"]);
+        let distinct: HashSet<PolicyRestartPolicy> =
+            values.into_iter().map(PolicyRestartPolicy::from).collect();
+        assert_eq!(distinct.len(), 5);
+        #[derive(PartialEq, Eq, Hash, PartialOrd, Ord)]
+        struct Users(PolicyRestartPolicy, Level);
+        assert!(
+            Users(PolicyRestartPolicy::Always, Level::High)
+                == Users("Always".into(), "High".into())
+        );
+    }
+
     #[test]
     fn unknown_values_are_kept_as_received() {
         assert_eq!(

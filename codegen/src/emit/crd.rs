@@ -100,6 +100,8 @@ pub(crate) fn items(context: &Context<'_>, id: TypeId) -> String {
         } else {
             code.line("#[allow(clippy::missing_panics_doc)]");
         }
+        // Inline: compiled to machine code where it is called, not in every clean build.
+        code.line("#[inline]");
         code.line("#[must_use]");
         code.open("pub fn crd() -> ::serde_json::Value {");
         parse(&mut code);
@@ -168,6 +170,7 @@ pub(crate) fn bundle(context: &Context<'_>) -> String {
         ]);
     }
     let gated = context.features.is_some();
+    code.line("#[inline]");
     code.line("#[must_use]");
     if gated {
         // A kind of a group that is off has no CRD to give: pushed under its group's cfg.
