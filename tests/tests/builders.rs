@@ -552,4 +552,9 @@ fn query_parameters_have_builders_too() {
     let again: ListOrWatchQuery =
         kubeforge_api::routes::ListOrWatchQueryBuilder::from(query.clone()).build();
     assert_eq!(again, query);
+    // No float among its parameters, so `Eq` (an empty impl): a `HashSet` of queries, a
+    // user's own `#[derive(Eq)]` over one.
+    #[derive(PartialEq, Eq)]
+    struct Users(ListOrWatchQuery);
+    assert!(Users(again) == Users(query));
 }
