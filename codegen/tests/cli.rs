@@ -510,7 +510,7 @@ spec:
         std::fs::read_to_string(out.join("src/com/example/v1/widget.rs")).expect("widget.rs");
     let flat = code.split_whitespace().collect::<Vec<_>>().join(" ");
     for (item, derives) in [
-        // A struct's `Eq` is an empty impl after it (`impl Eq for T {}`), not a derive.
+        // `Eq` is an empty impl after the type (`impl Eq for T {}`), not a derive.
         (
             "pub struct WidgetSpec {",
             "#[derive(Clone, Debug, PartialEq)]",
@@ -521,11 +521,11 @@ spec:
         ),
         (
             "pub enum WidgetSpecColor {",
-            "#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]",
+            "#[derive(Clone, Debug, PartialEq, Hash, PartialOrd, Ord)]",
         ),
         (
             "pub enum WidgetSpecSelector {",
-            "#[derive(Clone, Debug, PartialEq, Eq)] #[derive(PartialOrd)]",
+            "#[derive(Clone, Debug, PartialEq)] #[derive(PartialOrd)]",
         ),
     ] {
         let at = flat
@@ -535,7 +535,12 @@ spec:
         let attributes = before[before.rfind("#[derive(Clone").expect("derives")..].trim();
         assert_eq!(attributes, derives, "{item}");
     }
-    for name in ["WidgetSpec", "WidgetStatus"] {
+    for name in [
+        "WidgetSpec",
+        "WidgetStatus",
+        "WidgetSpecColor",
+        "WidgetSpecSelector",
+    ] {
         assert!(
             flat.contains(&format!("impl Eq for {name} {{}}")),
             "no Eq for {name}:\n{code}"
