@@ -13,7 +13,7 @@
 pub const SOURCE: &str = include_str!("crd_query.rs");
 
 /// The optional query parameters of a custom resource's create and replace operations; only those set are sent. The name says what the operations do, never which parameters they take, so a release that adds a parameter adds a field here and renames nothing.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct CreateOrReplaceQuery {
     /// When set to `All`, the request is fully processed but nothing is persisted.
     pub dry_run: Option<String>,
@@ -24,8 +24,6 @@ pub struct CreateOrReplaceQuery {
     /// Pretty-print the output when set to 'true'.
     pub pretty: Option<String>,
 }
-
-impl Eq for CreateOrReplaceQuery {}
 
 impl crate::request::QueryParams for CreateOrReplaceQuery {
     #[inline]
@@ -84,21 +82,19 @@ impl CreateOrReplaceQueryBuilder {
 }
 
 impl From<CreateOrReplaceQueryBuilder> for CreateOrReplaceQuery {
-    #[inline]
     fn from(builder: CreateOrReplaceQueryBuilder) -> Self {
         builder.0
     }
 }
 
 impl From<CreateOrReplaceQuery> for CreateOrReplaceQueryBuilder {
-    #[inline]
     fn from(query: CreateOrReplaceQuery) -> Self {
         Self(query)
     }
 }
 
 /// The optional query parameters of a custom resource's delete-collection operations; only those set are sent. The name says what the operations do, never which parameters they take, so a release that adds a parameter adds a field here and renames nothing.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct DeleteCollectionQuery {
     /// Continue token returned by a previous paged list call.
     pub continue_: Option<String>,
@@ -127,8 +123,6 @@ pub struct DeleteCollectionQuery {
     /// Time limit for the list or watch call, in seconds.
     pub timeout_seconds: Option<i64>,
 }
-
-impl Eq for DeleteCollectionQuery {}
 
 impl crate::request::QueryParams for DeleteCollectionQuery {
     #[inline]
@@ -263,21 +257,19 @@ impl DeleteCollectionQueryBuilder {
 }
 
 impl From<DeleteCollectionQueryBuilder> for DeleteCollectionQuery {
-    #[inline]
     fn from(builder: DeleteCollectionQueryBuilder) -> Self {
         builder.0
     }
 }
 
 impl From<DeleteCollectionQuery> for DeleteCollectionQueryBuilder {
-    #[inline]
     fn from(query: DeleteCollectionQuery) -> Self {
         Self(query)
     }
 }
 
 /// The optional query parameters of a custom resource's delete operations; only those set are sent. The name says what the operations do, never which parameters they take, so a release that adds a parameter adds a field here and renames nothing.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct DeleteQuery {
     /// When set to `All`, the request is fully processed but nothing is persisted.
     pub dry_run: Option<String>,
@@ -290,8 +282,6 @@ pub struct DeleteQuery {
     /// Garbage collection policy: Orphan, Background or Foreground.
     pub propagation_policy: Option<String>,
 }
-
-impl Eq for DeleteQuery {}
 
 impl crate::request::QueryParams for DeleteQuery {
     #[inline]
@@ -365,27 +355,23 @@ impl DeleteQueryBuilder {
 }
 
 impl From<DeleteQueryBuilder> for DeleteQuery {
-    #[inline]
     fn from(builder: DeleteQueryBuilder) -> Self {
         builder.0
     }
 }
 
 impl From<DeleteQuery> for DeleteQueryBuilder {
-    #[inline]
     fn from(query: DeleteQuery) -> Self {
         Self(query)
     }
 }
 
 /// The optional query parameters of a custom resource's get operations; only those set are sent. The name says what the operations do, never which parameters they take, so a release that adds a parameter adds a field here and renames nothing.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct GetQuery {
     /// Pretty-print the output when set to 'true'.
     pub pretty: Option<String>,
 }
-
-impl Eq for GetQuery {}
 
 impl crate::request::QueryParams for GetQuery {
     #[inline]
@@ -423,21 +409,19 @@ impl GetQueryBuilder {
 }
 
 impl From<GetQueryBuilder> for GetQuery {
-    #[inline]
     fn from(builder: GetQueryBuilder) -> Self {
         builder.0
     }
 }
 
 impl From<GetQuery> for GetQueryBuilder {
-    #[inline]
     fn from(query: GetQuery) -> Self {
         Self(query)
     }
 }
 
 /// The optional query parameters of a custom resource's list operations; only those set are sent. The name says what the operations do, never which parameters they take, so a release that adds a parameter adds a field here and renames nothing.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ListOrWatchQuery {
     /// Asks for BOOKMARK watch events; servers may ignore it.
     pub allow_watch_bookmarks: Option<bool>,
@@ -462,8 +446,6 @@ pub struct ListOrWatchQuery {
     /// Stream changes as added, modified and deleted events instead of returning a list.
     pub watch: Option<bool>,
 }
-
-impl Eq for ListOrWatchQuery {}
 
 impl crate::request::QueryParams for ListOrWatchQuery {
     #[inline]
@@ -580,21 +562,19 @@ impl ListOrWatchQueryBuilder {
 }
 
 impl From<ListOrWatchQueryBuilder> for ListOrWatchQuery {
-    #[inline]
     fn from(builder: ListOrWatchQueryBuilder) -> Self {
         builder.0
     }
 }
 
 impl From<ListOrWatchQuery> for ListOrWatchQueryBuilder {
-    #[inline]
     fn from(query: ListOrWatchQuery) -> Self {
         Self(query)
     }
 }
 
 /// The optional query parameters of a custom resource's patch operations; only those set are sent. The name says what the operations do, never which parameters they take, so a release that adds a parameter adds a field here and renames nothing.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PatchQuery {
     /// When set to `All`, the request is fully processed but nothing is persisted.
     pub dry_run: Option<String>,
@@ -607,8 +587,6 @@ pub struct PatchQuery {
     /// Pretty-print the output when set to 'true'.
     pub pretty: Option<String>,
 }
-
-impl Eq for PatchQuery {}
 
 impl crate::request::QueryParams for PatchQuery {
     #[inline]
@@ -674,21 +652,19 @@ impl PatchQueryBuilder {
 }
 
 impl From<PatchQueryBuilder> for PatchQuery {
-    #[inline]
     fn from(builder: PatchQueryBuilder) -> Self {
         builder.0
     }
 }
 
 impl From<PatchQuery> for PatchQueryBuilder {
-    #[inline]
     fn from(query: PatchQuery) -> Self {
         Self(query)
     }
 }
 
 /// The optional query parameters of a custom resource's watch operations; only those set are sent. The name says what the operations do, never which parameters they take, so a release that adds a parameter adds a field here and renames nothing.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct WatchQuery {
     /// Asks for BOOKMARK watch events; servers may ignore it.
     pub allow_watch_bookmarks: Option<bool>,
@@ -707,8 +683,6 @@ pub struct WatchQuery {
     /// Time limit for the list or watch call, in seconds.
     pub timeout_seconds: Option<i64>,
 }
-
-impl Eq for WatchQuery {}
 
 impl crate::request::QueryParams for WatchQuery {
     #[inline]
@@ -804,14 +778,12 @@ impl WatchQueryBuilder {
 }
 
 impl From<WatchQueryBuilder> for WatchQuery {
-    #[inline]
     fn from(builder: WatchQueryBuilder) -> Self {
         builder.0
     }
 }
 
 impl From<WatchQuery> for WatchQueryBuilder {
-    #[inline]
     fn from(query: WatchQuery) -> Self {
         Self(query)
     }

@@ -395,13 +395,11 @@ pub mod com {
                 }
 
                 /// The optional query parameters of [`Widget::list_widget`]; only those set are sent.
-                #[derive(Clone, Debug, Default, PartialEq)]
+                #[derive(Clone, Debug, Default, PartialEq, Eq)]
                 pub struct ListWidgetQuery {
                     /// Maximum number of items.
                     pub limit: Option<i64>,
                 }
-
-                impl Eq for ListWidgetQuery {}
 
                 impl ::kubeforge_runtime::request::QueryParams for ListWidgetQuery {
                     #[inline]
@@ -439,14 +437,12 @@ pub mod com {
                 }
 
                 impl From<ListWidgetQueryBuilder> for ListWidgetQuery {
-                    #[inline]
                     fn from(builder: ListWidgetQueryBuilder) -> Self {
                         builder.0
                     }
                 }
 
                 impl From<ListWidgetQuery> for ListWidgetQueryBuilder {
-                    #[inline]
                     fn from(query: ListWidgetQuery) -> Self {
                         Self(query)
                     }
@@ -474,13 +470,11 @@ pub mod com {
                 }
 
                 /// The optional query parameters of [`Widget::connect_widget_exec`]; only those set are sent.
-                #[derive(Clone, Debug, Default, PartialEq)]
+                #[derive(Clone, Debug, Default, PartialEq, Eq)]
                 pub struct ConnectWidgetExecQuery {
                     /// Allocate a terminal.
                     pub tty: Option<bool>,
                 }
-
-                impl Eq for ConnectWidgetExecQuery {}
 
                 impl ::kubeforge_runtime::request::QueryParams for ConnectWidgetExecQuery {
                     #[inline]
@@ -518,14 +512,12 @@ pub mod com {
                 }
 
                 impl From<ConnectWidgetExecQueryBuilder> for ConnectWidgetExecQuery {
-                    #[inline]
                     fn from(builder: ConnectWidgetExecQueryBuilder) -> Self {
                         builder.0
                     }
                 }
 
                 impl From<ConnectWidgetExecQuery> for ConnectWidgetExecQueryBuilder {
-                    #[inline]
                     fn from(query: ConnectWidgetExecQuery) -> Self {
                         Self(query)
                     }

@@ -2,7 +2,7 @@
 // Source: schemas/image.openshift.io_v1.json#/paths
 
 /// The optional query parameters of the API's create and replace operations (11 of them, such as `createCoordinationV1NamespacedLease`); only those set are sent. The name says what the operations do, never which parameters they take, so a release that adds a parameter adds a field here and renames nothing.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct CreateOrReplaceQuery {
     /// When set to `All`, the request is fully processed but nothing is persisted.
     pub dry_run: Option<String>,
@@ -15,8 +15,6 @@ pub struct CreateOrReplaceQuery {
     /// Pretty-print the output when set to 'true'.
     pub pretty: Option<String>,
 }
-
-impl Eq for CreateOrReplaceQuery {}
 
 impl ::kubeforge_runtime::request::QueryParams for CreateOrReplaceQuery {
     #[inline]
@@ -75,21 +73,19 @@ impl CreateOrReplaceQueryBuilder {
 }
 
 impl From<CreateOrReplaceQueryBuilder> for CreateOrReplaceQuery {
-    #[inline]
     fn from(builder: CreateOrReplaceQueryBuilder) -> Self {
         builder.0
     }
 }
 
 impl From<CreateOrReplaceQuery> for CreateOrReplaceQueryBuilder {
-    #[inline]
     fn from(query: CreateOrReplaceQuery) -> Self {
         Self(query)
     }
 }
 
 /// The optional query parameters of the API's delete-collection operations (4 of them, such as `deleteCoordinationV1CollectionNamespacedLease`); only those set are sent. The name says what the operations do, never which parameters they take, so a release that adds a parameter adds a field here and renames nothing.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct DeleteCollectionQuery {
     /// Continue token returned by a previous paged list call.
     pub continue_: Option<String>,
@@ -120,8 +116,6 @@ pub struct DeleteCollectionQuery {
     /// Time limit for the list or watch call, in seconds.
     pub timeout_seconds: Option<i64>,
 }
-
-impl Eq for DeleteCollectionQuery {}
 
 impl ::kubeforge_runtime::request::QueryParams for DeleteCollectionQuery {
     #[inline]
@@ -256,21 +250,19 @@ impl DeleteCollectionQueryBuilder {
 }
 
 impl From<DeleteCollectionQueryBuilder> for DeleteCollectionQuery {
-    #[inline]
     fn from(builder: DeleteCollectionQueryBuilder) -> Self {
         builder.0
     }
 }
 
 impl From<DeleteCollectionQuery> for DeleteCollectionQueryBuilder {
-    #[inline]
     fn from(query: DeleteCollectionQuery) -> Self {
         Self(query)
     }
 }
 
 /// The optional query parameters of the API's delete operations (4 of them, such as `deleteCoordinationV1NamespacedLease`); only those set are sent. The name says what the operations do, never which parameters they take, so a release that adds a parameter adds a field here and renames nothing.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct DeleteQuery {
     /// When set to `All`, the request is fully processed but nothing is persisted.
     pub dry_run: Option<String>,
@@ -283,8 +275,6 @@ pub struct DeleteQuery {
     /// Garbage collection policy: Orphan, Background or Foreground.
     pub propagation_policy: Option<String>,
 }
-
-impl Eq for DeleteQuery {}
 
 impl ::kubeforge_runtime::request::QueryParams for DeleteQuery {
     #[inline]
@@ -358,27 +348,23 @@ impl DeleteQueryBuilder {
 }
 
 impl From<DeleteQueryBuilder> for DeleteQuery {
-    #[inline]
     fn from(builder: DeleteQueryBuilder) -> Self {
         builder.0
     }
 }
 
 impl From<DeleteQuery> for DeleteQueryBuilder {
-    #[inline]
     fn from(query: DeleteQuery) -> Self {
         Self(query)
     }
 }
 
 /// The optional query parameters of the API's get operations (7 of them, such as `readCoordinationV1NamespacedLease`); only those set are sent. The name says what the operations do, never which parameters they take, so a release that adds a parameter adds a field here and renames nothing.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct GetQuery {
     /// Pretty-print the output when set to 'true'.
     pub pretty: Option<String>,
 }
-
-impl Eq for GetQuery {}
 
 impl ::kubeforge_runtime::request::QueryParams for GetQuery {
     #[inline]
@@ -416,21 +402,19 @@ impl GetQueryBuilder {
 }
 
 impl From<GetQueryBuilder> for GetQuery {
-    #[inline]
     fn from(builder: GetQueryBuilder) -> Self {
         builder.0
     }
 }
 
 impl From<GetQuery> for GetQueryBuilder {
-    #[inline]
     fn from(query: GetQuery) -> Self {
         Self(query)
     }
 }
 
 /// The optional query parameters of the API's list operations (20 of them, such as `listCoordinationV1LeaseForAllNamespaces`); only those set are sent. The name says what the operations do, never which parameters they take, so a release that adds a parameter adds a field here and renames nothing.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ListOrWatchQuery {
     /// Asks for BOOKMARK watch events; servers may ignore it.
     pub allow_watch_bookmarks: Option<bool>,
@@ -457,8 +441,6 @@ pub struct ListOrWatchQuery {
     /// Stream changes as added, modified and deleted events instead of returning a list.
     pub watch: Option<bool>,
 }
-
-impl Eq for ListOrWatchQuery {}
 
 impl ::kubeforge_runtime::request::QueryParams for ListOrWatchQuery {
     #[inline]
@@ -575,21 +557,19 @@ impl ListOrWatchQueryBuilder {
 }
 
 impl From<ListOrWatchQueryBuilder> for ListOrWatchQuery {
-    #[inline]
     fn from(builder: ListOrWatchQueryBuilder) -> Self {
         builder.0
     }
 }
 
 impl From<ListOrWatchQuery> for ListOrWatchQueryBuilder {
-    #[inline]
     fn from(query: ListOrWatchQuery) -> Self {
         Self(query)
     }
 }
 
 /// The optional query parameters of the API's patch operations (7 of them, such as `patchCoordinationV1NamespacedLease`); only those set are sent. The name says what the operations do, never which parameters they take, so a release that adds a parameter adds a field here and renames nothing.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PatchQuery {
     /// When set to `All`, the request is fully processed but nothing is persisted.
     pub dry_run: Option<String>,
@@ -604,8 +584,6 @@ pub struct PatchQuery {
     /// Pretty-print the output when set to 'true'.
     pub pretty: Option<String>,
 }
-
-impl Eq for PatchQuery {}
 
 impl ::kubeforge_runtime::request::QueryParams for PatchQuery {
     #[inline]
@@ -671,21 +649,19 @@ impl PatchQueryBuilder {
 }
 
 impl From<PatchQueryBuilder> for PatchQuery {
-    #[inline]
     fn from(builder: PatchQueryBuilder) -> Self {
         builder.0
     }
 }
 
 impl From<PatchQuery> for PatchQueryBuilder {
-    #[inline]
     fn from(query: PatchQuery) -> Self {
         Self(query)
     }
 }
 
 /// The optional query parameters of the API's watch operations (8 of them, such as `listCoordinationV1LeaseForAllNamespaces?watch=true`); only those set are sent. The name says what the operations do, never which parameters they take, so a release that adds a parameter adds a field here and renames nothing.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct WatchQuery {
     /// Asks for BOOKMARK watch events; servers may ignore it.
     pub allow_watch_bookmarks: Option<bool>,
@@ -706,8 +682,6 @@ pub struct WatchQuery {
     /// Time limit for the list or watch call, in seconds.
     pub timeout_seconds: Option<i64>,
 }
-
-impl Eq for WatchQuery {}
 
 impl ::kubeforge_runtime::request::QueryParams for WatchQuery {
     #[inline]
@@ -803,14 +777,12 @@ impl WatchQueryBuilder {
 }
 
 impl From<WatchQueryBuilder> for WatchQuery {
-    #[inline]
     fn from(builder: WatchQueryBuilder) -> Self {
         builder.0
     }
 }
 
 impl From<WatchQuery> for WatchQueryBuilder {
-    #[inline]
     fn from(query: WatchQuery) -> Self {
         Self(query)
     }

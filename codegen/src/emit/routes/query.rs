@@ -100,16 +100,13 @@ fn query_builder(
     code.close("}");
     code.close("}");
     code.blank();
-    // Both conversions inline, like `build`: compiled to machine code where they are used.
     code.open_impl(&format!("impl From<{builder}>"), query);
-    code.line("#[inline]");
     code.open(&format!("fn from(builder: {builder}) -> Self {{"));
     code.line("builder.0");
     code.close("}");
     code.close("}");
     code.blank();
     code.open_impl(&format!("impl From<{query}>"), builder);
-    code.line("#[inline]");
     code.open(&format!("fn from(query: {query}) -> Self {{"));
     code.line("Self(query)");
     code.close("}");
@@ -166,9 +163,11 @@ fn query_struct_with_notes(
     let optional: Vec<&QueryParam> = query.params.iter().filter(|q| !q.required).collect();
     let name = query.name;
     write_docs(code, context, doc);
-    // `Eq` as an empty impl after the struct, as the types' (`emit/types.rs`' `written_eq`):
-    // the derive's hidden body would be compiled to machine code in every clean build.
-    code.line("#[derive(Clone, Debug, Default, PartialEq)]");
+    code.line(if query.eq {
+        "#[derive(Clone, Debug, Default, PartialEq, Eq)]"
+    } else {
+        "#[derive(Clone, Debug, Default, PartialEq)]"
+    });
     if optional.is_empty() {
         code.line(&format!("pub struct {name} {{}}"));
     } else {
@@ -186,10 +185,6 @@ fn query_struct_with_notes(
             code.typed(&format!("pub {}: ", q.rust_name), &ty, ",");
         }
         code.close("}");
-    }
-    if query.eq {
-        code.blank();
-        code.line(&format!("impl Eq for {name} {{}}"));
     }
     code.blank();
     code.open_impl(&format!("impl {runtime}::request::QueryParams"), name);

@@ -1283,7 +1283,7 @@ impl Pod {
 }
 
 /// The optional query parameters of [`Pod::read_namespaced_pod_log`]; only those set are sent.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ReadNamespacedPodLogQuery {
     /// Container to read logs from; optional when the pod has a single container.
     pub container: Option<String>,
@@ -1304,8 +1304,6 @@ pub struct ReadNamespacedPodLogQuery {
     /// Prefix every log line with an RFC 3339 timestamp.
     pub timestamps: Option<bool>,
 }
-
-impl Eq for ReadNamespacedPodLogQuery {}
 
 impl ::kubeforge_runtime::request::QueryParams for ReadNamespacedPodLogQuery {
     #[inline]
@@ -1403,14 +1401,12 @@ impl ReadNamespacedPodLogQueryBuilder {
 }
 
 impl From<ReadNamespacedPodLogQueryBuilder> for ReadNamespacedPodLogQuery {
-    #[inline]
     fn from(builder: ReadNamespacedPodLogQueryBuilder) -> Self {
         builder.0
     }
 }
 
 impl From<ReadNamespacedPodLogQuery> for ReadNamespacedPodLogQueryBuilder {
-    #[inline]
     fn from(query: ReadNamespacedPodLogQuery) -> Self {
         Self(query)
     }
