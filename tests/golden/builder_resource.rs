@@ -1016,7 +1016,7 @@ pub mod routes {
     mod route {
         /// Every operation of the API, one variant per `operationId`. [`resolve`](super::resolve)
         /// finds one from a method and path; [`Route::info`] tells everything about it.
-        #[derive(Clone, Copy, Debug, PartialEq, Hash, PartialOrd, Ord)]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
         #[allow(clippy::enum_variant_names)]
         pub enum Route {
             /// `GET /apis/example.com/v1/namespaces/{namespace}/gadgets`
@@ -1024,8 +1024,6 @@ pub mod routes {
             /// `GET /apis/example.com/v1/gizmos/{name}`
             ReadExampleComV1Gizmo,
         }
-
-        impl Eq for Route {}
 
         impl Route {
             /// Every route, in table order.
@@ -1035,7 +1033,6 @@ pub mod routes {
             ];
 
             /// The route's entry in [`ROUTES`].
-            #[inline]
             #[must_use]
             pub fn info(self) -> &'static ::kubeforge_runtime::RouteInfo {
                 &ROUTES[self as usize]

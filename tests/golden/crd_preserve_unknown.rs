@@ -2432,7 +2432,7 @@ pub mod routes {
     mod route {
         /// Every operation of the API, one variant per `operationId`. [`resolve`](super::resolve)
         /// finds one from a method and path; [`Route::info`] tells everything about it.
-        #[derive(Clone, Copy, Debug, PartialEq, Hash, PartialOrd, Ord)]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
         #[allow(clippy::enum_variant_names)]
         pub enum Route {
             /// `GET /apis/example.io/v1/workflows`
@@ -2481,8 +2481,6 @@ pub mod routes {
             WatchExampleIoV1alpha1NamespacedWorkflow,
         }
 
-        impl Eq for Route {}
-
         impl Route {
             /// Every route, in table order.
             pub const ALL: &'static [Route] = &[
@@ -2511,7 +2509,6 @@ pub mod routes {
             ];
 
             /// The route's entry in [`ROUTES`].
-            #[inline]
             #[must_use]
             pub fn info(self) -> &'static ::kubeforge_runtime::RouteInfo {
                 &ROUTES[self as usize]

@@ -3,7 +3,7 @@
 
 /// Every operation of the API, one variant per `operationId`. [`resolve`](super::resolve)
 /// finds one from a method and path; [`Route::info`] tells everything about it.
-#[derive(Clone, Copy, Debug, PartialEq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[allow(clippy::enum_variant_names)]
 pub enum Route {
     /// `GET /apis/image.openshift.io/v1/imagestreams`
@@ -116,8 +116,6 @@ pub enum Route {
     ReplaceCoreV1NamespacedPodStatus,
 }
 
-impl Eq for Route {}
-
 impl Route {
     /// Every route, in table order.
     pub const ALL: &'static [Route] = &[
@@ -178,7 +176,6 @@ impl Route {
     ];
 
     /// The route's entry in [`ROUTES`].
-    #[inline]
     #[must_use]
     pub fn info(self) -> &'static ::kubeforge_runtime::RouteInfo {
         &ROUTES[self as usize]

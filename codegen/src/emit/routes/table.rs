@@ -39,9 +39,7 @@ pub(crate) fn routes_module(context: &Context<'_>) -> Option<Module> {
         "Every operation of the API, one variant per `operationId`. [`resolve`](super::resolve)\n\
          finds one from a method and path; [`Route::info`] tells everything about it.",
     );
-    // `Eq` as an empty impl below, not derived: the derive's hidden body would be compiled
-    // to machine code in every clean build (see `emit/types.rs`' `written_eq`).
-    code.line("#[derive(Clone, Copy, Debug, PartialEq, Hash, PartialOrd, Ord)]");
+    code.line("#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]");
     code.line("#[allow(clippy::enum_variant_names)]");
     code.open("pub enum Route {");
     for op in &api.operations {
@@ -54,8 +52,6 @@ pub(crate) fn routes_module(context: &Context<'_>) -> Option<Module> {
     }
     code.close("}");
     code.blank();
-    code.line("impl Eq for Route {}");
-    code.blank();
     code.open("impl Route {");
     write_docs(&mut code, context, "Every route, in table order.");
     let all: Vec<String> = api
@@ -67,7 +63,6 @@ pub(crate) fn routes_module(context: &Context<'_>) -> Option<Module> {
     code.array("pub const ALL: &'static [Route] = &[", &all, "];");
     code.blank();
     write_docs(&mut code, context, "The route's entry in [`ROUTES`].");
-    code.line("#[inline]");
     code.line("#[must_use]");
     code.open(&format!(
         "pub fn info(self) -> &'static {runtime}::RouteInfo {{"
