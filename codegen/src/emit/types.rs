@@ -53,11 +53,11 @@ fn derive_and_attributes(code: &mut Code, context: &Context<'_>, id: TypeId, der
 }
 
 /// Takes `Eq` out of `derives` (a struct's, an enum's or a union's), saying whether it
-/// was there: the type then gets [`eq_impl`] instead. `derive(Eq)` writes a hidden `assert_receiver_is_total_eq` body
-/// per type, which rustc type-checks, borrow-checks and compiles to machine code in every
-/// clean build (748 bodies in the 1.36 crate); the empty impl is the same trait with no
-/// body (`Eq` has nothing to implement), and the model already decided it holds
-/// (`TypeDef::derive_eq`).
+/// was there: the type then gets [`eq_impl`] instead. `derive(Eq)` writes a hidden
+/// `assert_receiver_is_total_eq` body per type, which rustc type-checks, borrow-checks and
+/// compiles to machine code in every clean build (748 bodies in the 1.36 crate); the empty
+/// impl is the same trait with no body (`Eq` has nothing to implement), and the model
+/// already decided it holds (`TypeDef::derive_eq`).
 fn written_eq(derives: &mut Vec<&str>) -> bool {
     let before = derives.len();
     derives.retain(|derive| *derive != "Eq");
