@@ -64,6 +64,15 @@ fn written_eq(derives: &mut Vec<&str>) -> bool {
     derives.len() != before
 }
 
+/// An enum's or a union's derives and attributes (see [`derive_and_attributes`]) without
+/// `Eq`, saying whether the type then needs [`eq_impl`].
+fn derives_but_eq(code: &mut Code, context: &Context<'_>, id: TypeId, ty: &TypeDef) -> bool {
+    let mut derives = ty.derives();
+    let eq = written_eq(&mut derives);
+    derive_and_attributes(code, context, id, &derives);
+    eq
+}
+
 /// `impl Eq for name {}` after a type whose derives [`written_eq`] took `Eq` out of.
 fn eq_impl(code: &mut Code, name: &str) {
     code.blank();
@@ -272,9 +281,7 @@ fn enum_item(
 ) {
     let name = &ty.name;
     docs(code, context, &type_docs(context, id, ty, ""));
-    let mut derives = ty.derives();
-    let eq = written_eq(&mut derives);
-    derive_and_attributes(code, context, id, &derives);
+    let eq = derives_but_eq(code, context, id, ty);
     code.open(&format!("pub enum {name} {{"));
     for variant in variants {
         let (releases, beyond) = member_releases(
@@ -406,9 +413,7 @@ fn union_item(
             "One of several JSON types; the type of a value picks its variant.",
         ]),
     );
-    let mut derives = ty.derives();
-    let eq = written_eq(&mut derives);
-    derive_and_attributes(code, context, id, &derives);
+    let eq = derives_but_eq(code, context, id, ty);
     code.open(&format!("pub enum {name} {{"));
     for variant in variants {
         let inner = shape_text(context, &variant.shape);
