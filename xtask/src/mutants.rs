@@ -19,6 +19,8 @@
 //! names a workspace's artifacts by their paths inside the workspace, so the copy's would
 //! replace the workspace's own in a shared one), incrementally, so that a mutant rebuilds
 //! little. Both directories are kept between runs: a second run rebuilds only what changed.
+//! Beside the copy, `<target>/mutants/shared` links to the workspace's `../shared`, so that
+//! the copy's tests read the same data as the workspace's.
 //! The unit test below checks, in every `cargo test`, that each mutant still applies exactly
 //! once and names test targets that exist.
 
@@ -1056,6 +1058,7 @@ fn check(
         let mutants = target_dir.join("mutants");
         let scratch = mutants.join("repo");
         copy_workspace(root, &scratch)?;
+        link_shared(root, &mutants)?;
         (scratch, mutants.join("target"))
     };
     let pristine = pristine_files(&scratch)?;
@@ -1277,6 +1280,43 @@ fn copy_workspace(root: &Path, scratch: &Path) -> Result<(), String> {
         wanted.insert(name);
     }
     remove_others(scratch, Path::new(""), &wanted)
+}
+
+/// Gives the copy the data the workspace has beside it: `<mutants>/shared`, a link to the
+/// workspace's `../shared`, so that the copy's tests find the corpus and the other data sets
+/// at `../shared` as the workspace's do. Without it every test over `shared/` says SKIPPED
+/// in the copy (outside CI) and passes, and a mutant only such a test catches "survives".
+/// Nothing is linked when the workspace has no `../shared`: its tests skip there too.
+fn link_shared(root: &Path, mutants: &Path) -> Result<(), String> {
+    let Ok(shared) = root.join("../shared").canonicalize() else {
+        return Ok(());
+    };
+    let link = mutants.join("shared");
+    if fs::read_link(&link).is_ok_and(|to| to == shared) {
+        return Ok(());
+    }
+    if fs::symlink_metadata(&link).is_ok() {
+        fs::remove_file(&link)
+            .or_else(|_| fs::remove_dir_all(&link))
+            .map_err(|e| format!("cannot replace {}: {e}", link.display()))?;
+    }
+    symlink_dir(&shared, &link).map_err(|e| {
+        format!(
+            "cannot link {} to {}: {e}",
+            link.display(),
+            shared.display()
+        )
+    })
+}
+
+#[cfg(unix)]
+fn symlink_dir(to: &Path, link: &Path) -> std::io::Result<()> {
+    std::os::unix::fs::symlink(to, link)
+}
+
+#[cfg(windows)]
+fn symlink_dir(to: &Path, link: &Path) -> std::io::Result<()> {
+    std::os::windows::fs::symlink_dir(to, link)
 }
 
 /// Removes every file under `scratch` that is not in `wanted` (paths relative to it).
@@ -1860,6 +1900,37 @@ mod tests {
         // A name another package has, given with the wrong package, is not taken for it.
         let wrong = Target::parse("kubeforge-server:golden").unwrap();
         assert!(!names.workspace(&wrong));
+    }
+
+    /// The copy finds the workspace's `../shared` beside it, as the workspace's tests do
+    /// (without the link, every test over `shared/` skipped in the copy and a mutant only
+    /// such a test catches "survived"); a second run keeps the link, and a stale one is
+    /// replaced.
+    #[test]
+    fn the_copy_reads_the_workspace_shared_data() {
+        let dir = std::env::temp_dir().join(format!("mutants-shared-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        let root = dir.join("work/main");
+        let mutants = root.join("target/mutants");
+        fs::create_dir_all(dir.join("work/shared/corpus")).unwrap();
+        fs::write(dir.join("work/shared/corpus/SOURCE.md"), "real").unwrap();
+        fs::create_dir_all(mutants.join("repo")).unwrap();
+        let read = || fs::read_to_string(mutants.join("repo/../shared/corpus/SOURCE.md"));
+        assert!(read().is_err());
+        link_shared(&root, &mutants).unwrap();
+        assert_eq!(read().unwrap(), "real");
+        link_shared(&root, &mutants).unwrap();
+        assert_eq!(read().unwrap(), "real");
+        fs::remove_file(mutants.join("shared")).unwrap();
+        symlink_dir(&dir.join("work/main"), &mutants.join("shared")).unwrap();
+        link_shared(&root, &mutants).unwrap();
+        assert_eq!(read().unwrap(), "real");
+        // A workspace with nothing beside it: nothing to link, no error.
+        let lone = dir.join("lone/main");
+        fs::create_dir_all(&lone).unwrap();
+        link_shared(&lone, &lone.join("target/mutants")).unwrap();
+        assert!(fs::symlink_metadata(lone.join("target/mutants/shared")).is_err());
+        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
