@@ -400,7 +400,7 @@ where
 }
 
 /// Reads a list of structs, each in place ([`InPlace`]), as `Vec<T>`'s own `Deserialize`
-/// reads it (the same errors and capacity).
+/// reads it (the same errors), into a `Vec` whose capacity is its length.
 struct List<T>(PhantomData<fn() -> T>);
 
 impl<'de, T: InPlace<'de>> DeserializeSeed<'de> for List<T> {
@@ -429,10 +429,22 @@ impl<'de, T: InPlace<'de>> Visitor<'de> for List<T> {
         let mut place = None;
         while seq.next_element_seed(Slot(&mut place))?.is_some() {
             match place.take() {
-                Some(item) => list.push(item),
+                Some(item) => {
+                    // Room for exactly one at first (`push` would make room for four), and
+                    // the list's spare room given back at the end: the list holds what it
+                    // read and no more. Most of an object's lists hold one item, and a
+                    // decoded object whose lists carry no empty room is smaller and lies
+                    // closer together in memory, which serializing it runs faster over
+                    // (BENCHMARKS.md, section c).
+                    if list.capacity() == 0 {
+                        list.reserve_exact(1);
+                    }
+                    list.push(item);
+                }
                 None => return Err(de::Error::custom("the deserializer did not read a struct")),
             }
         }
+        list.shrink_to_fit();
         Ok(list)
     }
 }
