@@ -510,14 +510,12 @@ spec:
         std::fs::read_to_string(out.join("src/com/example/v1/widget.rs")).expect("widget.rs");
     let flat = code.split_whitespace().collect::<Vec<_>>().join(" ");
     for (item, derives) in [
-        // `Eq` is an empty impl after the type (`impl Eq for T {}`), not a derive.
-        (
-            "pub struct WidgetSpec {",
-            "#[derive(Clone, Debug, PartialEq)]",
-        ),
+        // `Eq` is an empty impl after the type (`impl Eq for T {}`), not a derive; so is a
+        // struct's `Debug` (`impl Debug for T`, the runtime's JSON).
+        ("pub struct WidgetSpec {", "#[derive(Clone, PartialEq)]"),
         (
             "pub struct WidgetStatus {",
-            "#[derive(Clone, Debug, Default, PartialEq)] #[derive(Hash)]",
+            "#[derive(Clone, Default, PartialEq)] #[derive(Hash)]",
         ),
         (
             "pub enum WidgetSpecColor {",
@@ -546,6 +544,12 @@ spec:
             "no Eq for {name}:\n{code}"
         );
     }
+    for name in ["WidgetSpec", "WidgetStatus"] {
+        assert!(
+            flat.contains(&format!("impl ::std::fmt::Debug for {name} {{")),
+            "no Debug for {name}:\n{code}"
+        );
+    }
 
     // The user's program relies on each derive.
     std::fs::create_dir_all(out.join("tests")).expect("tests dir");
@@ -559,6 +563,8 @@ fn derives_work() {
     assert!(!seen.insert(WidgetStatus::default()));
     assert!(WidgetSpecSelector::String("a".into()) < WidgetSpecSelector::String("b".into()));
     assert!(WidgetSpecColor::Red < WidgetSpecColor::Green);
+    assert_eq!(format!("{:?}", WidgetStatus::default()), "WidgetStatus {}");
+    assert_eq!(format!("{:?}", WidgetSpecColor::Red), "Red");
 }
 "#,
     )

@@ -1270,6 +1270,37 @@ where
     state.end()
 }
 
+/// The `Debug` of every generated struct: its name, then the object as JSON, as the API
+/// server would send it (`Pod {"apiVersion":"v1","kind":"Pod",…}`); `{:#?}` indents it
+/// by four spaces, as `Debug` indents. Absent fields are left out, where a derived `Debug`
+/// spells every `None` of a Kubernetes object. The derive's body cost rustc more than the
+/// rest of a struct's impls (a `&dyn Debug` per field): this one generic body is compiled
+/// only where an object is printed (BENCHMARKS.md b).
+///
+/// # Errors
+///
+/// When the formatter fails, or (never for a generated struct) when the value is not
+/// representable as JSON.
+pub fn debug<T: Serialize + ?Sized>(
+    value: &T,
+    name: &str,
+    f: &mut fmt::Formatter<'_>,
+) -> fmt::Result {
+    let mut text = Vec::with_capacity(128);
+    let written = if f.alternate() {
+        let formatter = serde_json::ser::PrettyFormatter::with_indent(b"    ");
+        value.serialize(&mut serde_json::Serializer::with_formatter(
+            &mut text, formatter,
+        ))
+    } else {
+        value.serialize(&mut serde_json::Serializer::new(&mut text))
+    };
+    written.map_err(|_| fmt::Error)?;
+    f.write_str(name)?;
+    f.write_str(" ")?;
+    f.write_str(std::str::from_utf8(&text).map_err(|_| fmt::Error)?)
+}
+
 /// A map that only counts its entries, for [`serialize`]'s compact formats.
 struct Counter(usize);
 

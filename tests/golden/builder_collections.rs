@@ -62,7 +62,7 @@ pub mod com {
                 /// An item with a required field.
                 ///
                 /// Schema: `com.example.v1.Policy`.
-                #[derive(Clone, Debug, PartialEq)]
+                #[derive(Clone, PartialEq)]
                 pub struct Policy {
                     /// The policy's name.
                     pub name: String,
@@ -71,6 +71,13 @@ pub mod com {
                 }
 
                 impl Eq for Policy {}
+
+                impl ::std::fmt::Debug for Policy {
+                    #[inline]
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        ::kubeforge_runtime::serde_struct::debug(self, "Policy", f)
+                    }
+                }
 
                 impl ::serde::Serialize for Policy {
                     #[inline]
@@ -191,7 +198,7 @@ pub mod com {
                 /// Lists and maps, optional and required.
                 ///
                 /// Schema: `com.example.v1.Volume`.
-                #[derive(Clone, Debug, PartialEq)]
+                #[derive(Clone, PartialEq)]
                 pub struct Volume {
                     /// A required list: the constructor takes any iterable.
                     pub mount_options: Vec<String>,
@@ -227,6 +234,13 @@ pub mod com {
                 }
 
                 impl Eq for Volume {}
+
+                impl ::std::fmt::Debug for Volume {
+                    #[inline]
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        ::kubeforge_runtime::serde_struct::debug(self, "Volume", f)
+                    }
+                }
 
                 impl ::serde::Serialize for Volume {
                     #[inline]

@@ -50,7 +50,7 @@ pub mod io {
         pub mod v1 {
             mod limits {
                 /// Schema: `io.example.v1.Limits`.
-                #[derive(Clone, Debug, PartialEq)]
+                #[derive(Clone, PartialEq)]
                 pub struct Limits {
                     pub cpu: String,
                     pub burst: Option<i32>,
@@ -59,6 +59,13 @@ pub mod io {
                 }
 
                 impl Eq for Limits {}
+
+                impl ::std::fmt::Debug for Limits {
+                    #[inline]
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        ::kubeforge_runtime::serde_struct::debug(self, "Limits", f)
+                    }
+                }
 
                 impl ::serde::Serialize for Limits {
                     #[inline]
@@ -194,7 +201,7 @@ pub mod io {
                 /// A new builder starts with every default that carries information.
                 ///
                 /// Schema: `io.example.v1.Settings`.
-                #[derive(Clone, Debug, PartialEq)]
+                #[derive(Clone, PartialEq)]
                 pub struct Settings {
                     pub mode: crate::golden::builder_defaults::io::example::v1::SettingsMode,
                     pub name: Option<String>,
@@ -215,6 +222,13 @@ pub mod io {
                     pub incomplete: Option<crate::golden::builder_defaults::io::example::v1::Limits>,
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+                }
+
+                impl ::std::fmt::Debug for Settings {
+                    #[inline]
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        ::kubeforge_runtime::serde_struct::debug(self, "Settings", f)
+                    }
                 }
 
                 impl ::serde::Serialize for Settings {

@@ -64,7 +64,7 @@ pub mod com {
                 /// A struct whose only property is optional.
                 ///
                 /// Schema: `com.example.v1.Empty`.
-                #[derive(Clone, Debug, Default, PartialEq)]
+                #[derive(Clone, Default, PartialEq)]
                 pub struct Empty {
                     pub note: Option<String>,
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
@@ -72,6 +72,13 @@ pub mod com {
                 }
 
                 impl Eq for Empty {}
+
+                impl ::std::fmt::Debug for Empty {
+                    #[inline]
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        ::kubeforge_runtime::serde_struct::debug(self, "Empty", f)
+                    }
+                }
 
                 impl ::serde::Serialize for Empty {
                     #[inline]
@@ -177,7 +184,7 @@ pub mod com {
                 /// A network port.
                 ///
                 /// Schema: `com.example.v1.Port`.
-                #[derive(Clone, Debug, PartialEq)]
+                #[derive(Clone, PartialEq)]
                 pub struct Port {
                     /// The port number; required, so the constructor takes it (its `0` default is Go's zero value and is not applied).
                     pub port: i32,
@@ -207,6 +214,13 @@ pub mod com {
                     pub build: Option<String>,
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+                }
+
+                impl ::std::fmt::Debug for Port {
+                    #[inline]
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        ::kubeforge_runtime::serde_struct::debug(self, "Port", f)
+                    }
                 }
 
                 impl ::serde::Serialize for Port {

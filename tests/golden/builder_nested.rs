@@ -54,7 +54,7 @@ pub mod com {
                 /// All optional.
                 ///
                 /// Schema: `com.example.v1.ImportPolicy`.
-                #[derive(Clone, Debug, Default, PartialEq)]
+                #[derive(Clone, Default, PartialEq)]
                 pub struct ImportPolicy {
                     /// Whether to import periodically.
                     pub scheduled: Option<bool>,
@@ -65,6 +65,13 @@ pub mod com {
                 }
 
                 impl Eq for ImportPolicy {}
+
+                impl ::std::fmt::Debug for ImportPolicy {
+                    #[inline]
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        ::kubeforge_runtime::serde_struct::debug(self, "ImportPolicy", f)
+                    }
+                }
 
                 impl ::serde::Serialize for ImportPolicy {
                     #[inline]
@@ -195,7 +202,7 @@ pub mod com {
                 /// A reference by kind and name.
                 ///
                 /// Schema: `com.example.v1.Reference`.
-                #[derive(Clone, Debug, PartialEq)]
+                #[derive(Clone, PartialEq)]
                 pub struct Reference {
                     /// The referenced kind.
                     pub kind: String,
@@ -206,6 +213,13 @@ pub mod com {
                 }
 
                 impl Eq for Reference {}
+
+                impl ::std::fmt::Debug for Reference {
+                    #[inline]
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        ::kubeforge_runtime::serde_struct::debug(self, "Reference", f)
+                    }
+                }
 
                 impl ::serde::Serialize for Reference {
                     #[inline]
@@ -347,7 +361,7 @@ pub mod com {
                 /// A policy with a required type.
                 ///
                 /// Schema: `com.example.v1.ReferencePolicy`.
-                #[derive(Clone, Debug, PartialEq)]
+                #[derive(Clone, PartialEq)]
                 pub struct ReferencePolicy {
                     /// `Source` or `Local`.
                     pub type_: String,
@@ -356,6 +370,13 @@ pub mod com {
                 }
 
                 impl Eq for ReferencePolicy {}
+
+                impl ::std::fmt::Debug for ReferencePolicy {
+                    #[inline]
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        ::kubeforge_runtime::serde_struct::debug(self, "ReferencePolicy", f)
+                    }
+                }
 
                 impl ::serde::Serialize for ReferencePolicy {
                     #[inline]
@@ -483,7 +504,7 @@ pub mod com {
                 /// Holds nested objects: optional, required, anonymous, and one whose builder needs arguments; each setter takes the nested builder as it is.
                 ///
                 /// Schema: `com.example.v1.Tag`.
-                #[derive(Clone, Debug, PartialEq)]
+                #[derive(Clone, PartialEq)]
                 pub struct Tag {
                     /// The tag's name.
                     pub name: String,
@@ -502,6 +523,13 @@ pub mod com {
                 }
 
                 impl Eq for Tag {}
+
+                impl ::std::fmt::Debug for Tag {
+                    #[inline]
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        ::kubeforge_runtime::serde_struct::debug(self, "Tag", f)
+                    }
+                }
 
                 impl ::serde::Serialize for Tag {
                     #[inline]
@@ -717,7 +745,7 @@ pub mod com {
                 /// An anonymous nested object.
                 ///
                 /// Schema: `com.example.v1.Tag.retry`.
-                #[derive(Clone, Debug, Default, PartialEq)]
+                #[derive(Clone, Default, PartialEq)]
                 pub struct TagRetry {
                     /// How often to retry.
                     pub limit: Option<i32>,
@@ -726,6 +754,13 @@ pub mod com {
                 }
 
                 impl Eq for TagRetry {}
+
+                impl ::std::fmt::Debug for TagRetry {
+                    #[inline]
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        ::kubeforge_runtime::serde_struct::debug(self, "TagRetry", f)
+                    }
+                }
 
                 impl ::serde::Serialize for TagRetry {
                     #[inline]

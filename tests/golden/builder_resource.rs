@@ -76,7 +76,7 @@ pub mod com {
                 /// | Method | Path | Description | Query parameters | Function |
                 /// |---|---|---|---|---|
                 /// | `GET` | `/apis/example.com/v1/namespaces/{namespace}/gadgets` |  |  | [`list_namespaced_gadget`](Self::list_namespaced_gadget) |
-                #[derive(Clone, Debug, PartialEq)]
+                #[derive(Clone, PartialEq)]
                 pub struct Gadget {
                     /// The version.
                     ///
@@ -97,6 +97,13 @@ pub mod com {
                 }
 
                 impl Eq for Gadget {}
+
+                impl ::std::fmt::Debug for Gadget {
+                    #[inline]
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        ::kubeforge_runtime::serde_struct::debug(self, "Gadget", f)
+                    }
+                }
 
                 impl ::serde::Serialize for Gadget {
                     #[inline]
@@ -334,7 +341,7 @@ pub mod com {
                 /// What the gadget should be.
                 ///
                 /// Schema: `com.example.v1.Gadget.spec`.
-                #[derive(Clone, Debug, PartialEq)]
+                #[derive(Clone, PartialEq)]
                 pub struct GadgetSpec {
                     /// How big.
                     pub size: i32,
@@ -345,6 +352,13 @@ pub mod com {
                 }
 
                 impl Eq for GadgetSpec {}
+
+                impl ::std::fmt::Debug for GadgetSpec {
+                    #[inline]
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        ::kubeforge_runtime::serde_struct::debug(self, "GadgetSpec", f)
+                    }
+                }
 
                 impl ::serde::Serialize for GadgetSpec {
                     #[inline]
@@ -486,7 +500,7 @@ pub mod com {
                 /// A page of gadgets: a kind, but no resource, so no name argument.
                 ///
                 /// Schema: `com.example.v1.GadgetList`.
-                #[derive(Clone, Debug, PartialEq)]
+                #[derive(Clone, PartialEq)]
                 pub struct GadgetList {
                     /// Always `example.com/v1`: set on construction, checked when deserializing, and omitted when absent from the input.
                     pub api_version: ::kubeforge_runtime::ApiVersion<GadgetList>,
@@ -500,6 +514,13 @@ pub mod com {
                 }
 
                 impl Eq for GadgetList {}
+
+                impl ::std::fmt::Debug for GadgetList {
+                    #[inline]
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        ::kubeforge_runtime::serde_struct::debug(self, "GadgetList", f)
+                    }
+                }
 
                 impl ::serde::Serialize for GadgetList {
                     #[inline]
@@ -708,7 +729,7 @@ pub mod com {
                 /// | Method | Path | Description | Query parameters | Function |
                 /// |---|---|---|---|---|
                 /// | `GET` | `/apis/example.com/v1/gizmos/{name}` |  |  | [`read_gizmo`](Self::read_gizmo) |
-                #[derive(Clone, Debug, PartialEq)]
+                #[derive(Clone, PartialEq)]
                 pub struct Gizmo {
                     /// Always `example.com/v1`: set on construction, checked when deserializing, and omitted when absent from the input.
                     pub api_version: ::kubeforge_runtime::ApiVersion<Gizmo>,
@@ -722,6 +743,13 @@ pub mod com {
                 }
 
                 impl Eq for Gizmo {}
+
+                impl ::std::fmt::Debug for Gizmo {
+                    #[inline]
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        ::kubeforge_runtime::serde_struct::debug(self, "Gizmo", f)
+                    }
+                }
 
                 impl ::serde::Serialize for Gizmo {
                     #[inline]

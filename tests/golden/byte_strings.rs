@@ -50,7 +50,7 @@ pub mod io {
                 /// Base64 on the wire, bytes in Rust.
                 ///
                 /// Schema: `io.example.v1.Secretish`.
-                #[derive(Clone, Debug, PartialEq)]
+                #[derive(Clone, PartialEq)]
                 pub struct Secretish {
                     pub checksum: ::kubeforge_runtime::ByteString,
                     pub data: Option<
@@ -63,6 +63,13 @@ pub mod io {
                 }
 
                 impl Eq for Secretish {}
+
+                impl ::std::fmt::Debug for Secretish {
+                    #[inline]
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        ::kubeforge_runtime::serde_struct::debug(self, "Secretish", f)
+                    }
+                }
 
                 impl ::serde::Serialize for Secretish {
                     #[inline]

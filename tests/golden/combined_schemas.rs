@@ -59,7 +59,7 @@ pub mod io {
         pub mod v1 {
             mod base {
                 /// Schema: `io.example.v1.Base`.
-                #[derive(Clone, Debug, PartialEq)]
+                #[derive(Clone, PartialEq)]
                 pub struct Base {
                     pub name: String,
                     pub size: Option<i32>,
@@ -68,6 +68,13 @@ pub mod io {
                 }
 
                 impl Eq for Base {}
+
+                impl ::std::fmt::Debug for Base {
+                    #[inline]
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        ::kubeforge_runtime::serde_struct::debug(self, "Base", f)
+                    }
+                }
 
                 impl ::serde::Serialize for Base {
                     #[inline]
@@ -199,7 +206,7 @@ pub mod io {
             pub use self::base::{Base, BaseBuilder};
             mod holder {
                 /// Schema: `io.example.v1.Holder`.
-                #[derive(Clone, Debug, Default, PartialEq)]
+                #[derive(Clone, Default, PartialEq)]
                 pub struct Holder {
                     /// `$ref` with sibling properties: the referenced properties and these.
                     pub extended: Option<
@@ -230,6 +237,13 @@ pub mod io {
                     pub ambiguous: Option<::serde_json::Value>,
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+                }
+
+                impl ::std::fmt::Debug for Holder {
+                    #[inline]
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        ::kubeforge_runtime::serde_struct::debug(self, "Holder", f)
+                    }
                 }
 
                 impl ::serde::Serialize for Holder {
@@ -531,7 +545,7 @@ pub mod io {
                 /// `$ref` with sibling properties: the referenced properties and these.
                 ///
                 /// Schema: `io.example.v1.Holder.extended`.
-                #[derive(Clone, Debug, PartialEq)]
+                #[derive(Clone, PartialEq)]
                 pub struct HolderExtended {
                     pub name: String,
                     pub size: Option<i32>,
@@ -541,6 +555,13 @@ pub mod io {
                 }
 
                 impl Eq for HolderExtended {}
+
+                impl ::std::fmt::Debug for HolderExtended {
+                    #[inline]
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        ::kubeforge_runtime::serde_struct::debug(self, "HolderExtended", f)
+                    }
+                }
 
                 impl ::serde::Serialize for HolderExtended {
                     #[inline]
@@ -705,7 +726,7 @@ pub mod io {
                 /// `oneOf` of objects: every branch's properties, optional.
                 ///
                 /// Schema: `io.example.v1.Holder.either`.
-                #[derive(Clone, Debug, Default, PartialEq)]
+                #[derive(Clone, Default, PartialEq)]
                 pub struct HolderEither {
                     pub name: Option<String>,
                     pub size: Option<i32>,
@@ -715,6 +736,13 @@ pub mod io {
                 }
 
                 impl Eq for HolderEither {}
+
+                impl ::std::fmt::Debug for HolderEither {
+                    #[inline]
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        ::kubeforge_runtime::serde_struct::debug(self, "HolderEither", f)
+                    }
+                }
 
                 impl ::serde::Serialize for HolderEither {
                     #[inline]
@@ -845,7 +873,7 @@ pub mod io {
                 /// `oneOf` of `required` lists only constrains the properties.
                 ///
                 /// Schema: `io.example.v1.Holder.exclusive`.
-                #[derive(Clone, Debug, Default, PartialEq)]
+                #[derive(Clone, Default, PartialEq)]
                 pub struct HolderExclusive {
                     pub a: Option<String>,
                     pub b: Option<String>,
@@ -854,6 +882,13 @@ pub mod io {
                 }
 
                 impl Eq for HolderExclusive {}
+
+                impl ::std::fmt::Debug for HolderExclusive {
+                    #[inline]
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        ::kubeforge_runtime::serde_struct::debug(self, "HolderExclusive", f)
+                    }
+                }
 
                 impl ::serde::Serialize for HolderExclusive {
                     #[inline]
@@ -1022,7 +1057,7 @@ pub mod io {
                 }
 
                 /// Schema: `io.example.v1.Holder.mixed.object`.
-                #[derive(Clone, Debug, Default, PartialEq)]
+                #[derive(Clone, Default, PartialEq)]
                 pub struct HolderMixedObject {
                     pub x: Option<String>,
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
@@ -1030,6 +1065,13 @@ pub mod io {
                 }
 
                 impl Eq for HolderMixedObject {}
+
+                impl ::std::fmt::Debug for HolderMixedObject {
+                    #[inline]
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        ::kubeforge_runtime::serde_struct::debug(self, "HolderMixedObject", f)
+                    }
+                }
 
                 impl ::serde::Serialize for HolderMixedObject {
                     #[inline]
@@ -1132,7 +1174,7 @@ pub mod io {
                 }
 
                 /// Schema: `io.example.v1.Holder.refined`.
-                #[derive(Clone, Debug, PartialEq)]
+                #[derive(Clone, PartialEq)]
                 pub struct HolderRefined {
                     pub url: String,
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
@@ -1140,6 +1182,13 @@ pub mod io {
                 }
 
                 impl Eq for HolderRefined {}
+
+                impl ::std::fmt::Debug for HolderRefined {
+                    #[inline]
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        ::kubeforge_runtime::serde_struct::debug(self, "HolderRefined", f)
+                    }
+                }
 
                 impl ::serde::Serialize for HolderRefined {
                     #[inline]
@@ -1384,7 +1433,7 @@ pub mod io {
                 /// `allOf` of several objects: one struct.
                 ///
                 /// Schema: `io.example.v1.Merged`.
-                #[derive(Clone, Debug, PartialEq)]
+                #[derive(Clone, PartialEq)]
                 pub struct Merged {
                     pub name: String,
                     pub size: Option<i32>,
@@ -1394,6 +1443,13 @@ pub mod io {
                 }
 
                 impl Eq for Merged {}
+
+                impl ::std::fmt::Debug for Merged {
+                    #[inline]
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        ::kubeforge_runtime::serde_struct::debug(self, "Merged", f)
+                    }
+                }
 
                 impl ::serde::Serialize for Merged {
                     #[inline]
@@ -1541,7 +1597,7 @@ pub mod io {
             pub use self::merged::{Merged, MergedBuilder};
             mod other {
                 /// Schema: `io.example.v1.Other`.
-                #[derive(Clone, Debug, Default, PartialEq)]
+                #[derive(Clone, Default, PartialEq)]
                 pub struct Other {
                     pub url: Option<String>,
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
@@ -1549,6 +1605,13 @@ pub mod io {
                 }
 
                 impl Eq for Other {}
+
+                impl ::std::fmt::Debug for Other {
+                    #[inline]
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        ::kubeforge_runtime::serde_struct::debug(self, "Other", f)
+                    }
+                }
 
                 impl ::serde::Serialize for Other {
                     #[inline]

@@ -80,7 +80,7 @@ pub mod io {
                 /// | `PATCH` | `/apis/example.io/v1/namespaces/{namespace}/workflows/{name}` | Partially update the specified Workflow. | `dryRun`, `fieldManager`, `fieldValidation`, `force`, `pretty` | [`patch_namespaced_workflow`](Self::patch_namespaced_workflow) |
                 /// | `PUT` | `/apis/example.io/v1/namespaces/{namespace}/workflows/{name}` | Replace the specified Workflow. | `dryRun`, `fieldManager`, `fieldValidation`, `pretty` | [`replace_namespaced_workflow`](Self::replace_namespaced_workflow) |
                 /// | `GET` | `/apis/example.io/v1/watch/namespaces/{namespace}/workflows/{name}` | Watch one Workflow; deprecated, use a list call with `watch=true` and a `fieldSelector`. | `allowWatchBookmarks`, `continue`, `fieldSelector`, `labelSelector`, `limit`, `pretty`, `resourceVersion`, `resourceVersionMatch`, `sendInitialEvents`, `timeoutSeconds`, `watch` | [`watch_namespaced_workflow`](Self::watch_namespaced_workflow) |
-                #[derive(Clone, Debug, Default, PartialEq)]
+                #[derive(Clone, Default, PartialEq)]
                 pub struct Workflow {
                     pub spec: Option<crate::golden::crd_preserve_unknown::io::example::v1::WorkflowSpec>,
                     pub status: Option<::serde_json::Value>,
@@ -97,6 +97,13 @@ pub mod io {
                 }
 
                 impl Eq for Workflow {}
+
+                impl ::std::fmt::Debug for Workflow {
+                    #[inline]
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        ::kubeforge_runtime::serde_struct::debug(self, "Workflow", f)
+                    }
+                }
 
                 impl ::serde::Serialize for Workflow {
                     #[inline]
@@ -872,7 +879,7 @@ pub mod io {
                 }
 
                 /// Schema: `io.example.v1.Workflow.spec`.
-                #[derive(Clone, Debug, Default, PartialEq)]
+                #[derive(Clone, Default, PartialEq)]
                 pub struct WorkflowSpec {
                     pub entrypoint: Option<String>,
                     /// The keys besides the properties, in the order they were read: the schema preserves unknown fields (`x-kubernetes-preserve-unknown-fields`).
@@ -880,6 +887,13 @@ pub mod io {
                 }
 
                 impl Eq for WorkflowSpec {}
+
+                impl ::std::fmt::Debug for WorkflowSpec {
+                    #[inline]
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        ::kubeforge_runtime::serde_struct::debug(self, "WorkflowSpec", f)
+                    }
+                }
 
                 impl ::serde::Serialize for WorkflowSpec {
                     #[inline]
@@ -994,7 +1008,7 @@ pub mod io {
                 /// A list of Workflow objects.
                 ///
                 /// Schema: `io.example.v1.WorkflowList`.
-                #[derive(Clone, Debug, PartialEq)]
+                #[derive(Clone, PartialEq)]
                 pub struct WorkflowList {
                     /// Versioned schema of this representation.
                     ///
@@ -1013,6 +1027,13 @@ pub mod io {
                 }
 
                 impl Eq for WorkflowList {}
+
+                impl ::std::fmt::Debug for WorkflowList {
+                    #[inline]
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        ::kubeforge_runtime::serde_struct::debug(self, "WorkflowList", f)
+                    }
+                }
 
                 impl ::serde::Serialize for WorkflowList {
                     #[inline]
@@ -1235,7 +1256,7 @@ pub mod io {
                 /// | `PATCH` | `/apis/example.io/v1alpha1/namespaces/{namespace}/workflows/{name}` | Partially update the specified Workflow. | `dryRun`, `fieldManager`, `fieldValidation`, `force`, `pretty` | [`patch_namespaced_workflow`](Self::patch_namespaced_workflow) |
                 /// | `PUT` | `/apis/example.io/v1alpha1/namespaces/{namespace}/workflows/{name}` | Replace the specified Workflow. | `dryRun`, `fieldManager`, `fieldValidation`, `pretty` | [`replace_namespaced_workflow`](Self::replace_namespaced_workflow) |
                 /// | `GET` | `/apis/example.io/v1alpha1/watch/namespaces/{namespace}/workflows/{name}` | Watch one Workflow; deprecated, use a list call with `watch=true` and a `fieldSelector`. | `allowWatchBookmarks`, `continue`, `fieldSelector`, `labelSelector`, `limit`, `pretty`, `resourceVersion`, `resourceVersionMatch`, `sendInitialEvents`, `timeoutSeconds`, `watch` | [`watch_namespaced_workflow`](Self::watch_namespaced_workflow) |
-                #[derive(Clone, Debug, Default, PartialEq)]
+                #[derive(Clone, Default, PartialEq)]
                 pub struct Workflow {
                     /// Standard object metadata.
                     pub metadata: Option<
@@ -1250,6 +1271,13 @@ pub mod io {
                 }
 
                 impl Eq for Workflow {}
+
+                impl ::std::fmt::Debug for Workflow {
+                    #[inline]
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        ::kubeforge_runtime::serde_struct::debug(self, "Workflow", f)
+                    }
+                }
 
                 impl ::serde::Serialize for Workflow {
                     #[inline]
@@ -1994,7 +2022,7 @@ pub mod io {
                 /// A list of Workflow objects.
                 ///
                 /// Schema: `io.example.v1alpha1.WorkflowList`.
-                #[derive(Clone, Debug, PartialEq)]
+                #[derive(Clone, PartialEq)]
                 pub struct WorkflowList {
                     /// Versioned schema of this representation.
                     ///
@@ -2013,6 +2041,13 @@ pub mod io {
                 }
 
                 impl Eq for WorkflowList {}
+
+                impl ::std::fmt::Debug for WorkflowList {
+                    #[inline]
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        ::kubeforge_runtime::serde_struct::debug(self, "WorkflowList", f)
+                    }
+                }
 
                 impl ::serde::Serialize for WorkflowList {
                     #[inline]

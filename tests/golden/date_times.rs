@@ -63,7 +63,7 @@ pub mod io {
                 /// A condition as a CRD declares it: its date-time is kept as written.
                 ///
                 /// Schema: `io.example.v1.Condition`.
-                #[derive(Clone, Debug, PartialEq)]
+                #[derive(Clone, PartialEq)]
                 pub struct Condition {
                     pub last_transition_time: ::kubeforge_runtime::DateTime,
                     pub observed: Option<Vec<::kubeforge_runtime::DateTime>>,
@@ -73,6 +73,13 @@ pub mod io {
                 }
 
                 impl Eq for Condition {}
+
+                impl ::std::fmt::Debug for Condition {
+                    #[inline]
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        ::kubeforge_runtime::serde_struct::debug(self, "Condition", f)
+                    }
+                }
 
                 impl ::serde::Serialize for Condition {
                     #[inline]

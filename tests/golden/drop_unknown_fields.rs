@@ -51,12 +51,19 @@ pub mod io {
                 /// No field for unknown keys: they are skipped.
                 ///
                 /// Schema: `io.example.v1.Plain`.
-                #[derive(Clone, Debug, Default, PartialEq)]
+                #[derive(Clone, Default, PartialEq)]
                 pub struct Plain {
                     pub name: Option<String>,
                 }
 
                 impl Eq for Plain {}
+
+                impl ::std::fmt::Debug for Plain {
+                    #[inline]
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        ::kubeforge_runtime::serde_struct::debug(self, "Plain", f)
+                    }
+                }
 
                 impl ::serde::Serialize for Plain {
                     #[inline]
@@ -159,7 +166,7 @@ pub mod io {
                 /// Preserved keys are kept all the same: the schema admits them.
                 ///
                 /// Schema: `io.example.v1.Values`.
-                #[derive(Clone, Debug, Default, PartialEq)]
+                #[derive(Clone, Default, PartialEq)]
                 pub struct Values {
                     pub name: Option<String>,
                     /// The keys besides the properties, in the order they were read: the schema preserves unknown fields (`x-kubernetes-preserve-unknown-fields`).
@@ -167,6 +174,13 @@ pub mod io {
                 }
 
                 impl Eq for Values {}
+
+                impl ::std::fmt::Debug for Values {
+                    #[inline]
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        ::kubeforge_runtime::serde_struct::debug(self, "Values", f)
+                    }
+                }
 
                 impl ::serde::Serialize for Values {
                     #[inline]

@@ -128,7 +128,7 @@ pub mod io {
                 /// Fields with enumerated string values.
                 ///
                 /// Schema: `io.example.v1.Policy`.
-                #[derive(Clone, Debug, PartialEq)]
+                #[derive(Clone, PartialEq)]
                 pub struct Policy {
                     /// How to restart.
                     pub restart_policy: crate::golden::enums::io::example::v1::PolicyRestartPolicy,
@@ -142,6 +142,13 @@ pub mod io {
                 }
 
                 impl Eq for Policy {}
+
+                impl ::std::fmt::Debug for Policy {
+                    #[inline]
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        ::kubeforge_runtime::serde_struct::debug(self, "Policy", f)
+                    }
+                }
 
                 impl ::serde::Serialize for Policy {
                     #[inline]

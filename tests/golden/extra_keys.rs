@@ -56,7 +56,7 @@ pub mod io {
                 /// `properties` and `additionalProperties: {schema}`: the other keys are typed.
                 ///
                 /// Schema: `io.example.v1.Annotated`.
-                #[derive(Clone, Debug, PartialEq)]
+                #[derive(Clone, PartialEq)]
                 pub struct Annotated {
                     pub name: String,
                     /// The keys besides the properties that the schema admits (`additionalProperties`, `patternProperties`), in the order they were read.
@@ -64,6 +64,13 @@ pub mod io {
                 }
 
                 impl Eq for Annotated {}
+
+                impl ::std::fmt::Debug for Annotated {
+                    #[inline]
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        ::kubeforge_runtime::serde_struct::debug(self, "Annotated", f)
+                    }
+                }
 
                 impl ::serde::Serialize for Annotated {
                     #[inline]
@@ -188,7 +195,7 @@ pub mod io {
                 /// Properties named like the extra keys' field keep their names.
                 ///
                 /// Schema: `io.example.v1.Clash`.
-                #[derive(Clone, Debug, Default, PartialEq)]
+                #[derive(Clone, Default, PartialEq)]
                 pub struct Clash {
                     pub additional_properties: Option<String>,
                     pub unknown_fields: Option<String>,
@@ -197,6 +204,13 @@ pub mod io {
                 }
 
                 impl Eq for Clash {}
+
+                impl ::std::fmt::Debug for Clash {
+                    #[inline]
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        ::kubeforge_runtime::serde_struct::debug(self, "Clash", f)
+                    }
+                }
 
                 impl ::serde::Serialize for Clash {
                     #[inline]
@@ -329,7 +343,7 @@ pub mod io {
                 /// `properties` and `additionalProperties: true`.
                 ///
                 /// Schema: `io.example.v1.Open`.
-                #[derive(Clone, Debug, Default, PartialEq)]
+                #[derive(Clone, Default, PartialEq)]
                 pub struct Open {
                     pub name: Option<String>,
                     /// The keys besides the properties that the schema admits (`additionalProperties`, `patternProperties`), in the order they were read.
@@ -337,6 +351,13 @@ pub mod io {
                 }
 
                 impl Eq for Open {}
+
+                impl ::std::fmt::Debug for Open {
+                    #[inline]
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        ::kubeforge_runtime::serde_struct::debug(self, "Open", f)
+                    }
+                }
 
                 impl ::serde::Serialize for Open {
                     #[inline]
@@ -444,7 +465,7 @@ pub mod io {
                 /// One pattern that every other key must match: typed.
                 ///
                 /// Schema: `io.example.v1.Patterned`.
-                #[derive(Clone, Debug, Default, PartialEq)]
+                #[derive(Clone, Default, PartialEq)]
                 pub struct Patterned {
                     pub name: Option<String>,
                     /// The keys besides the properties that the schema admits (`additionalProperties`, `patternProperties`), in the order they were read.
@@ -452,6 +473,13 @@ pub mod io {
                 }
 
                 impl Eq for Patterned {}
+
+                impl ::std::fmt::Debug for Patterned {
+                    #[inline]
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        ::kubeforge_runtime::serde_struct::debug(self, "Patterned", f)
+                    }
+                }
 
                 impl ::serde::Serialize for Patterned {
                     #[inline]
@@ -561,7 +589,7 @@ pub mod io {
                 /// Patterns beside other keys: JSON values.
                 ///
                 /// Schema: `io.example.v1.PatternedLoose`.
-                #[derive(Clone, Debug, Default, PartialEq)]
+                #[derive(Clone, Default, PartialEq)]
                 pub struct PatternedLoose {
                     pub name: Option<String>,
                     /// The keys besides the properties that the schema admits (`additionalProperties`, `patternProperties`), in the order they were read.
@@ -569,6 +597,13 @@ pub mod io {
                 }
 
                 impl Eq for PatternedLoose {}
+
+                impl ::std::fmt::Debug for PatternedLoose {
+                    #[inline]
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        ::kubeforge_runtime::serde_struct::debug(self, "PatternedLoose", f)
+                    }
+                }
 
                 impl ::serde::Serialize for PatternedLoose {
                     #[inline]
@@ -683,7 +718,7 @@ pub mod io {
                 /// Helm-style values: known keys typed, everything else preserved.
                 ///
                 /// Schema: `io.example.v1.Release`.
-                #[derive(Clone, Debug, Default, PartialEq)]
+                #[derive(Clone, Default, PartialEq)]
                 pub struct Release {
                     pub chart: Option<String>,
                     pub values: Option<crate::golden::extra_keys::io::example::v1::ReleaseValues>,
@@ -692,6 +727,13 @@ pub mod io {
                 }
 
                 impl Eq for Release {}
+
+                impl ::std::fmt::Debug for Release {
+                    #[inline]
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        ::kubeforge_runtime::serde_struct::debug(self, "Release", f)
+                    }
+                }
 
                 impl ::serde::Serialize for Release {
                     #[inline]
@@ -815,7 +857,7 @@ pub mod io {
                 }
 
                 /// Schema: `io.example.v1.Release.values`.
-                #[derive(Clone, Debug, Default, PartialEq)]
+                #[derive(Clone, Default, PartialEq)]
                 pub struct ReleaseValues {
                     pub replica_count: Option<i64>,
                     /// The keys besides the properties, in the order they were read: the schema preserves unknown fields (`x-kubernetes-preserve-unknown-fields`).
@@ -823,6 +865,13 @@ pub mod io {
                 }
 
                 impl Eq for ReleaseValues {}
+
+                impl ::std::fmt::Debug for ReleaseValues {
+                    #[inline]
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        ::kubeforge_runtime::serde_struct::debug(self, "ReleaseValues", f)
+                    }
+                }
 
                 impl ::serde::Serialize for ReleaseValues {
                     #[inline]

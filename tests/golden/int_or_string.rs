@@ -62,7 +62,7 @@ pub mod io {
                 /// The three ways a schema says int-or-string.
                 ///
                 /// Schema: `io.example.v1.Port`.
-                #[derive(Clone, Debug, PartialEq)]
+                #[derive(Clone, PartialEq)]
                 pub struct Port {
                     /// By reference.
                     pub target: ::kubeforge_meta::apimachinery::pkg::util::intstr::IntOrString,
@@ -75,6 +75,13 @@ pub mod io {
                 }
 
                 impl Eq for Port {}
+
+                impl ::std::fmt::Debug for Port {
+                    #[inline]
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        ::kubeforge_runtime::serde_struct::debug(self, "Port", f)
+                    }
+                }
 
                 impl ::serde::Serialize for Port {
                     #[inline]

@@ -50,7 +50,7 @@ pub mod io {
                 /// Every integer format: `uint64` holds values past 2^63.
                 ///
                 /// Schema: `io.example.v1.Counters`.
-                #[derive(Clone, Debug, PartialEq)]
+                #[derive(Clone, PartialEq)]
                 pub struct Counters {
                     pub bytes: u64,
                     pub small: Option<u32>,
@@ -64,6 +64,13 @@ pub mod io {
                 }
 
                 impl Eq for Counters {}
+
+                impl ::std::fmt::Debug for Counters {
+                    #[inline]
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        ::kubeforge_runtime::serde_struct::debug(self, "Counters", f)
+                    }
+                }
 
                 impl ::serde::Serialize for Counters {
                     #[inline]

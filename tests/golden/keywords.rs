@@ -53,7 +53,7 @@ pub mod io {
                     /// A schema in a dashed package, named like a prelude type.
                     ///
                     /// Schema: `io.example.async-api.v1.Option`.
-                    #[derive(Clone, Debug, Default, PartialEq)]
+                    #[derive(Clone, Default, PartialEq)]
                     pub struct Option_ {
                         pub value: Option<String>,
                         /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
@@ -61,6 +61,13 @@ pub mod io {
                     }
 
                     impl Eq for Option_ {}
+
+                    impl ::std::fmt::Debug for Option_ {
+                        #[inline]
+                        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                            ::kubeforge_runtime::serde_struct::debug(self, "Option_", f)
+                        }
+                    }
 
                     impl ::serde::Serialize for Option_ {
                         #[inline]
@@ -172,7 +179,7 @@ pub mod io {
                 /// Properties whose names are Rust keywords or not identifiers at all.
                 ///
                 /// Schema: `io.example.v1.Keywords`.
-                #[derive(Clone, Debug, PartialEq)]
+                #[derive(Clone, PartialEq)]
                 pub struct Keywords {
                     /// A JSON reference.
                     pub ref_: Option<String>,
@@ -197,6 +204,13 @@ pub mod io {
                 }
 
                 impl Eq for Keywords {}
+
+                impl ::std::fmt::Debug for Keywords {
+                    #[inline]
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        ::kubeforge_runtime::serde_struct::debug(self, "Keywords", f)
+                    }
+                }
 
                 impl ::serde::Serialize for Keywords {
                     #[inline]
@@ -574,7 +588,7 @@ pub mod io {
                 /// A schema whose own name is a keyword.
                 ///
                 /// Schema: `io.example.v1.type`.
-                #[derive(Clone, Debug, Default, PartialEq)]
+                #[derive(Clone, Default, PartialEq)]
                 pub struct Type {
                     pub self_: Option<String>,
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
@@ -582,6 +596,13 @@ pub mod io {
                 }
 
                 impl Eq for Type {}
+
+                impl ::std::fmt::Debug for Type {
+                    #[inline]
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        ::kubeforge_runtime::serde_struct::debug(self, "Type", f)
+                    }
+                }
 
                 impl ::serde::Serialize for Type {
                     #[inline]

@@ -61,7 +61,7 @@ pub mod io {
                 /// Every kind of additionalProperties.
                 ///
                 /// Schema: `io.example.v1.Maps`.
-                #[derive(Clone, Debug, PartialEq)]
+                #[derive(Clone, PartialEq)]
                 pub struct Maps {
                     pub labels: ::std::collections::BTreeMap<String, String>,
                     pub limits: Option<
@@ -85,6 +85,13 @@ pub mod io {
                 }
 
                 impl Eq for Maps {}
+
+                impl ::std::fmt::Debug for Maps {
+                    #[inline]
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        ::kubeforge_runtime::serde_struct::debug(self, "Maps", f)
+                    }
+                }
 
                 impl ::serde::Serialize for Maps {
                     #[inline]

@@ -54,7 +54,7 @@ pub mod io {
                 /// The first Widget: sorts first, keeps the plain name.
                 ///
                 /// Schema: `io.example.v1.Widget`.
-                #[derive(Clone, Debug, Default, PartialEq)]
+                #[derive(Clone, Default, PartialEq)]
                 pub struct Widget {
                     /// Nested anonymous object whose name collides with a named schema.
                     pub spec: Option<crate::golden::name_collisions::io::example::v1::WidgetSpec2>,
@@ -66,6 +66,13 @@ pub mod io {
                 }
 
                 impl Eq for Widget {}
+
+                impl ::std::fmt::Debug for Widget {
+                    #[inline]
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        ::kubeforge_runtime::serde_struct::debug(self, "Widget", f)
+                    }
+                }
 
                 impl ::serde::Serialize for Widget {
                     #[inline]
@@ -215,7 +222,7 @@ pub mod io {
                 /// Nested anonymous object whose name collides with a named schema.
                 ///
                 /// Schema: `io.example.v1.Widget.spec`.
-                #[derive(Clone, Debug, Default, PartialEq)]
+                #[derive(Clone, Default, PartialEq)]
                 pub struct WidgetSpec2 {
                     pub size: Option<i64>,
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
@@ -223,6 +230,13 @@ pub mod io {
                 }
 
                 impl Eq for WidgetSpec2 {}
+
+                impl ::std::fmt::Debug for WidgetSpec2 {
+                    #[inline]
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        ::kubeforge_runtime::serde_struct::debug(self, "WidgetSpec2", f)
+                    }
+                }
 
                 impl ::serde::Serialize for WidgetSpec2 {
                     #[inline]
@@ -337,7 +351,7 @@ pub mod io {
                 /// The second Widget: same Rust name, so it is numbered.
                 ///
                 /// Schema: `io.example.v1.widget`.
-                #[derive(Clone, Debug, Default, PartialEq)]
+                #[derive(Clone, Default, PartialEq)]
                 pub struct Widget2 {
                     pub other: Option<crate::golden::name_collisions::io::example::v1::Widget>,
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
@@ -345,6 +359,13 @@ pub mod io {
                 }
 
                 impl Eq for Widget2 {}
+
+                impl ::std::fmt::Debug for Widget2 {
+                    #[inline]
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        ::kubeforge_runtime::serde_struct::debug(self, "Widget2", f)
+                    }
+                }
 
                 impl ::serde::Serialize for Widget2 {
                     #[inline]
@@ -460,7 +481,7 @@ pub mod io {
                 /// A named schema that owns the name WidgetSpec.
                 ///
                 /// Schema: `io.example.v1.WidgetSpec`.
-                #[derive(Clone, Debug, Default, PartialEq)]
+                #[derive(Clone, Default, PartialEq)]
                 pub struct WidgetSpec {
                     pub replicas: Option<i32>,
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
@@ -468,6 +489,13 @@ pub mod io {
                 }
 
                 impl Eq for WidgetSpec {}
+
+                impl ::std::fmt::Debug for WidgetSpec {
+                    #[inline]
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        ::kubeforge_runtime::serde_struct::debug(self, "WidgetSpec", f)
+                    }
+                }
 
                 impl ::serde::Serialize for WidgetSpec {
                     #[inline]
@@ -583,7 +611,7 @@ pub mod io {
                 /// Same name in another version: a different module, no clash.
                 ///
                 /// Schema: `io.example.v2.Widget`.
-                #[derive(Clone, Debug, Default, PartialEq)]
+                #[derive(Clone, Default, PartialEq)]
                 pub struct Widget {
                     pub v1: Option<crate::golden::name_collisions::io::example::v1::Widget2>,
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
@@ -591,6 +619,13 @@ pub mod io {
                 }
 
                 impl Eq for Widget {}
+
+                impl ::std::fmt::Debug for Widget {
+                    #[inline]
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        ::kubeforge_runtime::serde_struct::debug(self, "Widget", f)
+                    }
+                }
 
                 impl ::serde::Serialize for Widget {
                     #[inline]

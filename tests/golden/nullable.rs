@@ -50,7 +50,7 @@ pub mod io {
         pub mod v1 {
             mod child {
                 /// Schema: `io.example.v1.Child`.
-                #[derive(Clone, Debug, Default, PartialEq)]
+                #[derive(Clone, Default, PartialEq)]
                 pub struct Child {
                     pub a: Option<String>,
                     pub next: Option<Box<Option<crate::golden::nullable::io::example::v1::Child>>>,
@@ -59,6 +59,13 @@ pub mod io {
                 }
 
                 impl Eq for Child {}
+
+                impl ::std::fmt::Debug for Child {
+                    #[inline]
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        ::kubeforge_runtime::serde_struct::debug(self, "Child", f)
+                    }
+                }
 
                 impl ::serde::Serialize for Child {
                     #[inline]
@@ -180,7 +187,7 @@ pub mod io {
                 /// `null` where the schema admits it: required and optional fields, map values, list items.
                 ///
                 /// Schema: `io.example.v1.Nullables`.
-                #[derive(Clone, Debug, PartialEq)]
+                #[derive(Clone, PartialEq)]
                 pub struct Nullables {
                     /// Required and nullable: `Option<String>`, always written.
                     pub name: Option<String>,
@@ -200,6 +207,13 @@ pub mod io {
                 }
 
                 impl Eq for Nullables {}
+
+                impl ::std::fmt::Debug for Nullables {
+                    #[inline]
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        ::kubeforge_runtime::serde_struct::debug(self, "Nullables", f)
+                    }
+                }
 
                 impl ::serde::Serialize for Nullables {
                     #[inline]

@@ -50,7 +50,7 @@ pub mod io {
                 /// `type: number` keeps `3` as `3` and `3.0` as `3.0`.
                 ///
                 /// Schema: `io.example.v1.Weights`.
-                #[derive(Clone, Debug, PartialEq)]
+                #[derive(Clone, PartialEq)]
                 pub struct Weights {
                     pub factor: ::kubeforge_runtime::Number,
                     pub ratio: Option<::kubeforge_runtime::Number>,
@@ -60,6 +60,13 @@ pub mod io {
                     >,
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+                }
+
+                impl ::std::fmt::Debug for Weights {
+                    #[inline]
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        ::kubeforge_runtime::serde_struct::debug(self, "Weights", f)
+                    }
                 }
 
                 impl ::serde::Serialize for Weights {

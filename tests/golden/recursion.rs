@@ -54,7 +54,7 @@ pub mod io {
                 /// Half of a mutual recursion: Even contains Odd contains Even.
                 ///
                 /// Schema: `io.example.v1.Even`.
-                #[derive(Clone, Debug, PartialEq)]
+                #[derive(Clone, PartialEq)]
                 pub struct Even {
                     /// The odd half.
                     pub odd: Box<crate::golden::recursion::io::example::v1::Odd>,
@@ -63,6 +63,13 @@ pub mod io {
                 }
 
                 impl Eq for Even {}
+
+                impl ::std::fmt::Debug for Even {
+                    #[inline]
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        ::kubeforge_runtime::serde_struct::debug(self, "Even", f)
+                    }
+                }
 
                 impl ::serde::Serialize for Even {
                     #[inline]
@@ -200,7 +207,7 @@ pub mod io {
                 /// Referenced by a cycle but not part of one: never boxed.
                 ///
                 /// Schema: `io.example.v1.Leaf`.
-                #[derive(Clone, Debug, Default, PartialEq)]
+                #[derive(Clone, Default, PartialEq)]
                 pub struct Leaf {
                     pub name: Option<String>,
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
@@ -208,6 +215,13 @@ pub mod io {
                 }
 
                 impl Eq for Leaf {}
+
+                impl ::std::fmt::Debug for Leaf {
+                    #[inline]
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        ::kubeforge_runtime::serde_struct::debug(self, "Leaf", f)
+                    }
+                }
 
                 impl ::serde::Serialize for Leaf {
                     #[inline]
@@ -313,7 +327,7 @@ pub mod io {
                 /// Contains itself directly (boxed) and through a list (not boxed).
                 ///
                 /// Schema: `io.example.v1.Node`.
-                #[derive(Clone, Debug, Default, PartialEq)]
+                #[derive(Clone, Default, PartialEq)]
                 pub struct Node {
                     pub children: Option<Vec<crate::golden::recursion::io::example::v1::Node>>,
                     pub next: Option<Box<crate::golden::recursion::io::example::v1::Node>>,
@@ -329,6 +343,13 @@ pub mod io {
                 }
 
                 impl Eq for Node {}
+
+                impl ::std::fmt::Debug for Node {
+                    #[inline]
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        ::kubeforge_runtime::serde_struct::debug(self, "Node", f)
+                    }
+                }
 
                 impl ::serde::Serialize for Node {
                     #[inline]
@@ -516,7 +537,7 @@ pub mod io {
                 /// The other half of the mutual recursion.
                 ///
                 /// Schema: `io.example.v1.Odd`.
-                #[derive(Clone, Debug, Default, PartialEq)]
+                #[derive(Clone, Default, PartialEq)]
                 pub struct Odd {
                     pub even: Option<Box<crate::golden::recursion::io::example::v1::Even>>,
                     pub leaf: Option<crate::golden::recursion::io::example::v1::Leaf>,
@@ -525,6 +546,13 @@ pub mod io {
                 }
 
                 impl Eq for Odd {}
+
+                impl ::std::fmt::Debug for Odd {
+                    #[inline]
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        ::kubeforge_runtime::serde_struct::debug(self, "Odd", f)
+                    }
+                }
 
                 impl ::serde::Serialize for Odd {
                     #[inline]
@@ -654,7 +682,7 @@ pub mod io {
                 /// Like JSONSchemaProps: a schema of schemas, through an alias.
                 ///
                 /// Schema: `io.example.v1.Props`.
-                #[derive(Clone, Debug, Default, PartialEq)]
+                #[derive(Clone, Default, PartialEq)]
                 pub struct Props {
                     pub not: Option<Box<crate::golden::recursion::io::example::v1::Props>>,
                     pub items: Option<Box<crate::golden::recursion::io::example::v1::PropsAlias>>,
@@ -669,6 +697,13 @@ pub mod io {
                 }
 
                 impl Eq for Props {}
+
+                impl ::std::fmt::Debug for Props {
+                    #[inline]
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        ::kubeforge_runtime::serde_struct::debug(self, "Props", f)
+                    }
+                }
 
                 impl ::serde::Serialize for Props {
                     #[inline]

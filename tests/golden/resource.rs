@@ -97,7 +97,7 @@ pub mod com {
                 /// | `GET` | `/apis/example.com/v1/namespaces/{namespace}/gadgets` |  |  | [`list_namespaced_gadget`](Self::list_namespaced_gadget) |
                 /// | `GET` | `/apis/example.com/v1/namespaces/{namespace}/gadgets/{name}` |  |  | [`read_namespaced_gadget`](Self::read_namespaced_gadget) |
                 /// | `GET` | `/apis/example.com/v1/namespaces/{namespace}/gadgets/{name}/status` |  |  | [`read_namespaced_gadget_status`](Self::read_namespaced_gadget_status) |
-                #[derive(Clone, Debug, PartialEq)]
+                #[derive(Clone, PartialEq)]
                 pub struct Gadget {
                     /// Always `example.com/v1`: set on construction, checked when deserializing, and omitted when absent from the input.
                     pub api_version: ::kubeforge_runtime::ApiVersion<Gadget>,
@@ -112,6 +112,13 @@ pub mod com {
                 }
 
                 impl Eq for Gadget {}
+
+                impl ::std::fmt::Debug for Gadget {
+                    #[inline]
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        ::kubeforge_runtime::serde_struct::debug(self, "Gadget", f)
+                    }
+                }
 
                 impl ::serde::Serialize for Gadget {
                     #[inline]
@@ -419,7 +426,7 @@ pub mod com {
                 }
 
                 /// Schema: `com.example.v1.Gadget.spec`.
-                #[derive(Clone, Debug, PartialEq)]
+                #[derive(Clone, PartialEq)]
                 pub struct GadgetSpec {
                     pub size: i32,
                     pub color: Option<String>,
@@ -428,6 +435,13 @@ pub mod com {
                 }
 
                 impl Eq for GadgetSpec {}
+
+                impl ::std::fmt::Debug for GadgetSpec {
+                    #[inline]
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        ::kubeforge_runtime::serde_struct::debug(self, "GadgetSpec", f)
+                    }
+                }
 
                 impl ::serde::Serialize for GadgetSpec {
                     #[inline]
@@ -569,7 +583,7 @@ pub mod com {
                 /// A page of gadgets.
                 ///
                 /// Schema: `com.example.v1.GadgetList`.
-                #[derive(Clone, Debug, PartialEq)]
+                #[derive(Clone, PartialEq)]
                 pub struct GadgetList {
                     /// Always `example.com/v1`: set on construction, checked when deserializing, and omitted when absent from the input.
                     pub api_version: ::kubeforge_runtime::ApiVersion<GadgetList>,
@@ -582,6 +596,13 @@ pub mod com {
                 }
 
                 impl Eq for GadgetList {}
+
+                impl ::std::fmt::Debug for GadgetList {
+                    #[inline]
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        ::kubeforge_runtime::serde_struct::debug(self, "GadgetList", f)
+                    }
+                }
 
                 impl ::serde::Serialize for GadgetList {
                     #[inline]
@@ -790,7 +811,7 @@ pub mod com {
                 /// | Method | Path | Description | Query parameters | Function |
                 /// |---|---|---|---|---|
                 /// | `GET` | `/apis/example.com/v1/gizmos` |  |  | [`list_gizmo`](Self::list_gizmo) |
-                #[derive(Clone, Debug, Default, PartialEq)]
+                #[derive(Clone, Default, PartialEq)]
                 pub struct Gizmo {
                     /// Always `example.com/v1`: set on construction, checked when deserializing, and omitted when absent from the input.
                     pub api_version: ::kubeforge_runtime::ApiVersion<Gizmo>,
@@ -804,6 +825,13 @@ pub mod com {
                 }
 
                 impl Eq for Gizmo {}
+
+                impl ::std::fmt::Debug for Gizmo {
+                    #[inline]
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        ::kubeforge_runtime::serde_struct::debug(self, "Gizmo", f)
+                    }
+                }
 
                 impl ::serde::Serialize for Gizmo {
                     #[inline]
@@ -1013,7 +1041,7 @@ pub mod com {
                 /// Registered in two groups, so apiVersion and kind stay plain strings.
                 ///
                 /// Schema: `com.example.v1.Options`.
-                #[derive(Clone, Debug, Default, PartialEq)]
+                #[derive(Clone, Default, PartialEq)]
                 pub struct Options {
                     pub api_version: Option<String>,
                     pub kind: Option<String>,
@@ -1023,6 +1051,13 @@ pub mod com {
                 }
 
                 impl Eq for Options {}
+
+                impl ::std::fmt::Debug for Options {
+                    #[inline]
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        ::kubeforge_runtime::serde_struct::debug(self, "Options", f)
+                    }
+                }
 
                 impl ::serde::Serialize for Options {
                     #[inline]

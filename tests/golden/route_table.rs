@@ -73,7 +73,7 @@ pub mod com {
                 /// | `DELETE` | `/apis/example.com/v1/widgets/{name}` | Delete the specified Widget; \| pipes and \<tags\> are escaped. |  | [`delete_widget`](Self::delete_widget) |
                 /// | `GET` | `/apis/example.com/v1/widgets/{name}` | Read the specified Widget. |  | [`read_widget`](Self::read_widget) |
                 /// | `POST` | `/apis/example.com/v1/widgets/{name}/exec` | Run a command in a Widget. | `command`, `tty` | [`connect_widget_exec`](Self::connect_widget_exec) |
-                #[derive(Clone, Debug, Default, PartialEq)]
+                #[derive(Clone, Default, PartialEq)]
                 pub struct Widget {
                     /// Always `example.com/v1`: set on construction, checked when deserializing, and omitted when absent from the input.
                     pub api_version: ::kubeforge_runtime::ApiVersion<Widget>,
@@ -85,6 +85,13 @@ pub mod com {
                 }
 
                 impl Eq for Widget {}
+
+                impl ::std::fmt::Debug for Widget {
+                    #[inline]
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        ::kubeforge_runtime::serde_struct::debug(self, "Widget", f)
+                    }
+                }
 
                 impl ::serde::Serialize for Widget {
                     #[inline]
@@ -533,7 +540,7 @@ pub mod com {
                 /// A page of widgets.
                 ///
                 /// Schema: `com.example.v1.WidgetList`.
-                #[derive(Clone, Debug, PartialEq)]
+                #[derive(Clone, PartialEq)]
                 pub struct WidgetList {
                     /// Always `example.com/v1`: set on construction, checked when deserializing, and omitted when absent from the input.
                     pub api_version: ::kubeforge_runtime::ApiVersion<WidgetList>,
@@ -545,6 +552,13 @@ pub mod com {
                 }
 
                 impl Eq for WidgetList {}
+
+                impl ::std::fmt::Debug for WidgetList {
+                    #[inline]
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        ::kubeforge_runtime::serde_struct::debug(self, "WidgetList", f)
+                    }
+                }
 
                 impl ::serde::Serialize for WidgetList {
                     #[inline]

@@ -86,7 +86,7 @@ pub mod io {
                 /// | `PATCH` | `/apis/example.io/v1/namespaces/{namespace}/relays/{name}` | Partially update the specified Relay. | `dryRun`, `fieldManager`, `fieldValidation`, `force`, `pretty` | [`patch_namespaced_relay`](Self::patch_namespaced_relay) |
                 /// | `PUT` | `/apis/example.io/v1/namespaces/{namespace}/relays/{name}` | Replace the specified Relay. | `dryRun`, `fieldManager`, `fieldValidation`, `pretty` | [`replace_namespaced_relay`](Self::replace_namespaced_relay) |
                 /// | `GET` | `/apis/example.io/v1/watch/namespaces/{namespace}/relays/{name}` | Watch one Relay; deprecated, use a list call with `watch=true` and a `fieldSelector`. | `allowWatchBookmarks`, `continue`, `fieldSelector`, `labelSelector`, `limit`, `pretty`, `resourceVersion`, `resourceVersionMatch`, `sendInitialEvents`, `timeoutSeconds`, `watch` | [`watch_namespaced_relay`](Self::watch_namespaced_relay) |
-                #[derive(Clone, Debug, Default, PartialEq)]
+                #[derive(Clone, Default, PartialEq)]
                 pub struct Relay {
                     pub spec: Option<crate::golden::shared_shapes::io::example::v1::RelaySpec>,
                     pub status: Option<crate::golden::shared_shapes::io::example::v1::RelayStatus>,
@@ -103,6 +103,13 @@ pub mod io {
                 }
 
                 impl Eq for Relay {}
+
+                impl ::std::fmt::Debug for Relay {
+                    #[inline]
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        ::kubeforge_runtime::serde_struct::debug(self, "Relay", f)
+                    }
+                }
 
                 impl ::serde::Serialize for Relay {
                     #[inline]
@@ -884,7 +891,7 @@ pub mod io {
                 }
 
                 /// Schema: `io.example.v1.Relay.spec`.
-                #[derive(Clone, Debug, Default, PartialEq)]
+                #[derive(Clone, Default, PartialEq)]
                 pub struct RelaySpec {
                     /// Where traffic goes first.
                     pub primary: Option<crate::golden::shared_shapes::io::example::v1::RelaySpecBackup>,
@@ -903,6 +910,13 @@ pub mod io {
                 }
 
                 impl Eq for RelaySpec {}
+
+                impl ::std::fmt::Debug for RelaySpec {
+                    #[inline]
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        ::kubeforge_runtime::serde_struct::debug(self, "RelaySpec", f)
+                    }
+                }
 
                 impl ::serde::Serialize for RelaySpec {
                     #[inline]
@@ -1133,7 +1147,7 @@ pub mod io {
                 /// The copies' descriptions differ; this is the first one's.
                 ///
                 /// Schema: `io.example.v1.Relay.spec.backup`.
-                #[derive(Clone, Debug, PartialEq)]
+                #[derive(Clone, PartialEq)]
                 pub struct RelaySpecBackup {
                     /// The host name.
                     pub host: String,
@@ -1147,6 +1161,13 @@ pub mod io {
                 }
 
                 impl Eq for RelaySpecBackup {}
+
+                impl ::std::fmt::Debug for RelaySpecBackup {
+                    #[inline]
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        ::kubeforge_runtime::serde_struct::debug(self, "RelaySpecBackup", f)
+                    }
+                }
 
                 impl ::serde::Serialize for RelaySpecBackup {
                     #[inline]
@@ -1397,7 +1418,7 @@ pub mod io {
                 /// - `io.example.v1.Relay.spec.stages.env`
                 ///
                 /// Schema: `io.example.v1.Relay.spec.env`.
-                #[derive(Clone, Debug, PartialEq)]
+                #[derive(Clone, PartialEq)]
                 pub struct RelaySpecEnv {
                     pub name: String,
                     pub value_from: Option<
@@ -1408,6 +1429,13 @@ pub mod io {
                 }
 
                 impl Eq for RelaySpecEnv {}
+
+                impl ::std::fmt::Debug for RelaySpecEnv {
+                    #[inline]
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        ::kubeforge_runtime::serde_struct::debug(self, "RelaySpecEnv", f)
+                    }
+                }
 
                 impl ::serde::Serialize for RelaySpecEnv {
                     #[inline]
@@ -1552,7 +1580,7 @@ pub mod io {
                 /// - `io.example.v1.Relay.spec.stages.env.valueFrom`
                 ///
                 /// Schema: `io.example.v1.Relay.spec.env.valueFrom`.
-                #[derive(Clone, Debug, Default, PartialEq)]
+                #[derive(Clone, Default, PartialEq)]
                 pub struct RelaySpecEnvValueFrom {
                     /// Selects a key of a ConfigMap.
                     pub config_map_key_ref: Option<
@@ -1567,6 +1595,13 @@ pub mod io {
                 }
 
                 impl Eq for RelaySpecEnvValueFrom {}
+
+                impl ::std::fmt::Debug for RelaySpecEnvValueFrom {
+                    #[inline]
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        ::kubeforge_runtime::serde_struct::debug(self, "RelaySpecEnvValueFrom", f)
+                    }
+                }
 
                 impl ::serde::Serialize for RelaySpecEnvValueFrom {
                     #[inline]
@@ -1706,7 +1741,7 @@ pub mod io {
                 /// The shape of Kubernetes' `io.k8s.api.core.v1.ConfigMapKeySelector`, generated here because the inputs do not include it.
                 ///
                 /// Schema: `io.k8s.api.core.v1.ConfigMapKeySelector`.
-                #[derive(Clone, Debug, PartialEq)]
+                #[derive(Clone, PartialEq)]
                 pub struct ConfigMapKeySelector {
                     /// The key to select.
                     pub key: String,
@@ -1719,6 +1754,13 @@ pub mod io {
                 }
 
                 impl Eq for ConfigMapKeySelector {}
+
+                impl ::std::fmt::Debug for ConfigMapKeySelector {
+                    #[inline]
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        ::kubeforge_runtime::serde_struct::debug(self, "ConfigMapKeySelector", f)
+                    }
+                }
 
                 impl ::serde::Serialize for ConfigMapKeySelector {
                     #[inline]
@@ -1889,7 +1931,7 @@ pub mod io {
                 /// The shape of Kubernetes' `io.k8s.api.core.v1.SecretKeySelector`, generated here because the inputs do not include it.
                 ///
                 /// Schema: `io.k8s.api.core.v1.SecretKeySelector`.
-                #[derive(Clone, Debug, PartialEq)]
+                #[derive(Clone, PartialEq)]
                 pub struct SecretKeySelector {
                     /// The key to select.
                     pub key: String,
@@ -1902,6 +1944,13 @@ pub mod io {
                 }
 
                 impl Eq for SecretKeySelector {}
+
+                impl ::std::fmt::Debug for SecretKeySelector {
+                    #[inline]
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        ::kubeforge_runtime::serde_struct::debug(self, "SecretKeySelector", f)
+                    }
+                }
 
                 impl ::serde::Serialize for SecretKeySelector {
                     #[inline]
@@ -2064,7 +2113,7 @@ pub mod io {
                 }
 
                 /// Schema: `io.example.v1.Relay.spec.stages`.
-                #[derive(Clone, Debug, Default, PartialEq)]
+                #[derive(Clone, Default, PartialEq)]
                 pub struct RelaySpecStages {
                     pub name: Option<String>,
                     /// Where this stage sends traffic.
@@ -2075,6 +2124,13 @@ pub mod io {
                 }
 
                 impl Eq for RelaySpecStages {}
+
+                impl ::std::fmt::Debug for RelaySpecStages {
+                    #[inline]
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        ::kubeforge_runtime::serde_struct::debug(self, "RelaySpecStages", f)
+                    }
+                }
 
                 impl ::serde::Serialize for RelaySpecStages {
                     #[inline]
@@ -2237,7 +2293,7 @@ pub mod io {
                 }
 
                 /// Schema: `io.example.v1.Relay.status`.
-                #[derive(Clone, Debug, Default, PartialEq)]
+                #[derive(Clone, Default, PartialEq)]
                 pub struct RelayStatus {
                     /// The endpoint in use.
                     pub active: Option<crate::golden::shared_shapes::io::example::v1::RelaySpecBackup>,
@@ -2246,6 +2302,13 @@ pub mod io {
                 }
 
                 impl Eq for RelayStatus {}
+
+                impl ::std::fmt::Debug for RelayStatus {
+                    #[inline]
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        ::kubeforge_runtime::serde_struct::debug(self, "RelayStatus", f)
+                    }
+                }
 
                 impl ::serde::Serialize for RelayStatus {
                     #[inline]
@@ -2368,7 +2431,7 @@ pub mod io {
                 /// A list of Relay objects.
                 ///
                 /// Schema: `io.example.v1.RelayList`.
-                #[derive(Clone, Debug, PartialEq)]
+                #[derive(Clone, PartialEq)]
                 pub struct RelayList {
                     /// Versioned schema of this representation.
                     ///
@@ -2387,6 +2450,13 @@ pub mod io {
                 }
 
                 impl Eq for RelayList {}
+
+                impl ::std::fmt::Debug for RelayList {
+                    #[inline]
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        ::kubeforge_runtime::serde_struct::debug(self, "RelayList", f)
+                    }
+                }
 
                 impl ::serde::Serialize for RelayList {
                     #[inline]

@@ -74,7 +74,7 @@ pub mod io {
                 /// Timestamps, quantities and raw JSON.
                 ///
                 /// Schema: `io.example.v1.Times`.
-                #[derive(Clone, Debug, PartialEq)]
+                #[derive(Clone, PartialEq)]
                 pub struct Times {
                     pub created: ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Time,
                     pub renewed: Option<::kubeforge_meta::apimachinery::pkg::apis::meta::v1::MicroTime>,
@@ -86,6 +86,13 @@ pub mod io {
                     pub nullable_name: Option<Option<String>>,
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+                }
+
+                impl ::std::fmt::Debug for Times {
+                    #[inline]
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        ::kubeforge_runtime::serde_struct::debug(self, "Times", f)
+                    }
                 }
 
                 impl ::serde::Serialize for Times {

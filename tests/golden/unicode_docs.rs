@@ -53,7 +53,7 @@ pub mod com {
                     /// 리스는 리스 개념을 정의합니다.
                     ///
                     /// Schema: `com.example.docs.v1.Lease`.
-                    #[derive(Clone, Debug, Default, PartialEq)]
+                    #[derive(Clone, Default, PartialEq)]
                     pub struct Lease {
                         /// holderIdentity 包含当前租期的所有者的身份。
                         pub holder_identity: Option<String>,
@@ -80,6 +80,13 @@ pub mod com {
                     }
 
                     impl Eq for Lease {}
+
+                    impl ::std::fmt::Debug for Lease {
+                        #[inline]
+                        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                            ::kubeforge_runtime::serde_struct::debug(self, "Lease", f)
+                        }
+                    }
 
                     impl ::serde::Serialize for Lease {
                         #[inline]

@@ -79,7 +79,7 @@ pub mod io {
                 /// | `PATCH` | `/apis/example.io/v1/namespaces/{namespace}/gadgets/{name}` | Partially update the specified Gadget. | `dryRun`, `fieldManager`, `fieldValidation`, `force`, `pretty` | [`patch_namespaced_gadget`](Self::patch_namespaced_gadget) |
                 /// | `PUT` | `/apis/example.io/v1/namespaces/{namespace}/gadgets/{name}` | Replace the specified Gadget. | `dryRun`, `fieldManager`, `fieldValidation`, `pretty` | [`replace_namespaced_gadget`](Self::replace_namespaced_gadget) |
                 /// | `GET` | `/apis/example.io/v1/watch/namespaces/{namespace}/gadgets/{name}` | Watch one Gadget; deprecated, use a list call with `watch=true` and a `fieldSelector`. | `allowWatchBookmarks`, `continue`, `fieldSelector`, `labelSelector`, `limit`, `pretty`, `resourceVersion`, `resourceVersionMatch`, `sendInitialEvents`, `timeoutSeconds`, `watch` | [`watch_namespaced_gadget`](Self::watch_namespaced_gadget) |
-                #[derive(Clone, Debug, Default, PartialEq)]
+                #[derive(Clone, Default, PartialEq)]
                 pub struct Gadget {
                     /// What a schema says beyond shape, checked by `validate()` and `validate_update(&old)`.
                     pub spec: Option<crate::golden::validation::io::example::v1::GadgetSpec>,
@@ -93,6 +93,13 @@ pub mod io {
                     pub kind: ::kubeforge_runtime::Kind<Gadget>,
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+                }
+
+                impl ::std::fmt::Debug for Gadget {
+                    #[inline]
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        ::kubeforge_runtime::serde_struct::debug(self, "Gadget", f)
+                    }
                 }
 
                 impl ::serde::Serialize for Gadget {
@@ -855,7 +862,7 @@ pub mod io {
                 /// What a schema says beyond shape, checked by `validate()` and `validate_update(&old)`.
                 ///
                 /// Schema: `io.example.v1.Gadget.spec`.
-                #[derive(Clone, Debug, PartialEq)]
+                #[derive(Clone, PartialEq)]
                 pub struct GadgetSpec {
                     pub replicas: i64,
                     pub max_surge: Option<i64>,
@@ -868,6 +875,13 @@ pub mod io {
                     pub ports: Option<Vec<crate::golden::validation::io::example::v1::GadgetSpecPorts>>,
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+                }
+
+                impl ::std::fmt::Debug for GadgetSpec {
+                    #[inline]
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        ::kubeforge_runtime::serde_struct::debug(self, "GadgetSpec", f)
+                    }
                 }
 
                 impl ::serde::Serialize for GadgetSpec {
@@ -1162,7 +1176,7 @@ pub mod io {
                 }
 
                 /// Schema: `io.example.v1.Gadget.spec.ports`.
-                #[derive(Clone, Debug, PartialEq)]
+                #[derive(Clone, PartialEq)]
                 pub struct GadgetSpecPorts {
                     pub name: String,
                     pub protocol: String,
@@ -1172,6 +1186,13 @@ pub mod io {
                 }
 
                 impl Eq for GadgetSpecPorts {}
+
+                impl ::std::fmt::Debug for GadgetSpecPorts {
+                    #[inline]
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        ::kubeforge_runtime::serde_struct::debug(self, "GadgetSpecPorts", f)
+                    }
+                }
 
                 impl ::serde::Serialize for GadgetSpecPorts {
                     #[inline]
@@ -1349,7 +1370,7 @@ pub mod io {
                 /// A list of Gadget objects.
                 ///
                 /// Schema: `io.example.v1.GadgetList`.
-                #[derive(Clone, Debug, PartialEq)]
+                #[derive(Clone, PartialEq)]
                 pub struct GadgetList {
                     /// Versioned schema of this representation.
                     ///
@@ -1365,6 +1386,13 @@ pub mod io {
                     pub metadata: Option<::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ListMeta>,
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+                }
+
+                impl ::std::fmt::Debug for GadgetList {
+                    #[inline]
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        ::kubeforge_runtime::serde_struct::debug(self, "GadgetList", f)
+                    }
                 }
 
                 impl ::serde::Serialize for GadgetList {

@@ -69,6 +69,23 @@ mod builder_collections {
         assert!(e.contains("attributes"), "{e}");
         rejected::<Policy>("a Policy without its name", &json!({}));
     }
+
+    #[test]
+    fn debug_is_the_name_and_the_json() {
+        let volume: Volume = lossless(
+            "a Volume",
+            &json!({"mountOptions": ["ro"], "attributes": {}, "podIP": "10.0.0.1"}),
+        );
+        assert_eq!(
+            format!("{volume:?}"),
+            r#"Volume {"mountOptions":["ro"],"attributes":{},"podIP":"10.0.0.1"}"#
+        );
+        let policy: Policy = lossless("a Policy", &json!({"name": "p"}));
+        assert_eq!(
+            format!("{:#?}", [policy]),
+            "[\n    Policy {\n        \"name\": \"p\"\n    },\n]"
+        );
+    }
 }
 
 mod builder_fields {

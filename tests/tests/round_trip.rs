@@ -490,3 +490,38 @@ fn lists_of_structs_hold_no_spare_room() {
         assert_eq!(capacity, len, "{name}");
     }
 }
+
+/// A generated struct's `Debug` is its name and the object as JSON (absent fields left
+/// out, unknown ones kept); `{:#?}` indents it by four spaces, nested in other `Debug`
+/// output as `Debug` nests.
+#[test]
+fn debug_prints_the_object_as_json() {
+    let pod: Pod = serde_json::from_value(json!({
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "web", "labels": {"app": "web"}},
+        "spec": {"containers": [{"name": "nginx", "image": "nginx:1.27",
+            "resources": {"limits": {"cpu": "500m"}}}]},
+        "newerField": {"x": 1}
+    }))
+    .expect("reads");
+    let compact = format!("{pod:?}");
+    assert_eq!(
+        compact,
+        r#"Pod {"apiVersion":"v1","kind":"Pod","metadata":{"labels":{"app":"web"},"name":"web"},"spec":{"containers":[{"image":"nginx:1.27","name":"nginx","resources":{"limits":{"cpu":"500m"}}}]},"newerField":{"x":1}}"#
+    );
+    let spec = pod.spec.as_ref().expect("spec");
+    assert_eq!(
+        format!("{:?}", spec.containers[0].resources),
+        r#"Some(ResourceRequirements {"limits":{"cpu":"500m"}})"#
+    );
+    let pretty = format!("{:#?}", pod.metadata);
+    assert_eq!(
+        pretty,
+        "Some(\n    ObjectMeta {\n        \"labels\": {\n            \"app\": \"web\"\n        },\n        \"name\": \"web\"\n    },\n)"
+    );
+    let empty = Pod::default();
+    assert_eq!(
+        format!("{empty:?}"),
+        r#"Pod {"apiVersion":"v1","kind":"Pod"}"#
+    );
+}

@@ -66,6 +66,14 @@ pub const MUTANTS: &[Mutant] = &[
         tests: &["kubeforge-tests:golden_behaviour"],
     },
     Mutant {
+        name: "struct-debug-derived",
+        breaks: "a generated struct's `Debug` is its name and its JSON, not the derive",
+        file: "codegen/src/emit/types.rs",
+        find: "let debug = written_debug(&mut derives);",
+        replace: "let debug = false;",
+        tests: &["kubeforge-tests:golden_behaviour"],
+    },
+    Mutant {
         name: "parameter-before-static",
         breaks: "the route matcher tries static segments before a parameter",
         file: "codegen/src/emit/matcher.rs",
@@ -162,6 +170,14 @@ pub const MUTANTS: &[Mutant] = &[
         file: "runtime/src/serde_struct.rs",
         find: "        list.shrink_to_fit();\n        Ok(list)",
         replace: "        Ok(list)",
+        tests: &["kubeforge-tests:round_trip"],
+    },
+    Mutant {
+        name: "debug-pretty-unindented",
+        breaks: "a generated struct's `{:#?}` is its JSON indented as `Debug` indents",
+        file: "runtime/src/serde_struct.rs",
+        find: "PrettyFormatter::with_indent(b\"    \")",
+        replace: "PrettyFormatter::with_indent(b\"\")",
         tests: &["kubeforge-tests:round_trip"],
     },
     Mutant {

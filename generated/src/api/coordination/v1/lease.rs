@@ -22,7 +22,7 @@
 /// | `PATCH` | `/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{name}` | Partially update the specified Lease. | `dryRun`, `fieldManager`, `fieldValidation`, `force`, `pretty` | [`patch_namespaced_lease`](Self::patch_namespaced_lease) |
 /// | `PUT` | `/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{name}` | Replace the specified Lease. | `dryRun`, `fieldManager`, `fieldValidation`, `pretty` | [`replace_namespaced_lease`](Self::replace_namespaced_lease) |
 /// | `GET` | `/apis/coordination.k8s.io/v1/watch/namespaces/{namespace}/leases/{name}` | Watch one Lease; deprecated, use a list call with `watch=true` and a `fieldSelector`. | `allowWatchBookmarks`, `continue`, `fieldSelector`, `labelSelector`, `limit`, `pretty`, `resourceVersion`, `resourceVersionMatch`, `sendInitialEvents`, `timeoutSeconds`, `watch` | [`watch_namespaced_lease`](Self::watch_namespaced_lease) |
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Default, PartialEq)]
 pub struct Lease {
     /// Versioned schema of this object representation, e.g. `v1`.
     ///
@@ -43,6 +43,13 @@ pub struct Lease {
 }
 
 impl Eq for Lease {}
+
+impl ::std::fmt::Debug for Lease {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "Lease", f)
+    }
+}
 
 impl ::serde::Serialize for Lease {
     #[inline]

@@ -4,7 +4,7 @@
 /// A list of Lease objects.
 ///
 /// Schema: `io.k8s.api.coordination.v1.LeaseList`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct LeaseList {
     /// Versioned schema of this object representation, e.g. `v1`.
     ///
@@ -23,6 +23,13 @@ pub struct LeaseList {
 }
 
 impl Eq for LeaseList {}
+
+impl ::std::fmt::Debug for LeaseList {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "LeaseList", f)
+    }
+}
 
 impl ::serde::Serialize for LeaseList {
     #[inline]

@@ -4,7 +4,7 @@
 /// Specification of a Lease.
 ///
 /// Schema: `io.k8s.api.coordination.v1.LeaseSpec`.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Default, PartialEq)]
 pub struct LeaseSpec {
     /// When the current holder acquired the lease.
     pub acquire_time: Option<
@@ -29,6 +29,13 @@ pub struct LeaseSpec {
 }
 
 impl Eq for LeaseSpec {}
+
+impl ::std::fmt::Debug for LeaseSpec {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "LeaseSpec", f)
+    }
+}
 
 impl ::serde::Serialize for LeaseSpec {
     #[inline]

@@ -4,7 +4,7 @@
 /// Groups the pod's affinity scheduling rules.
 ///
 /// Schema: `io.k8s.api.core.v1.Affinity`.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Default, PartialEq)]
 pub struct Affinity {
     /// Node affinity rules for the pod.
     pub node_affinity: Option<crate::api::core::v1::NodeAffinity>,
@@ -17,6 +17,13 @@ pub struct Affinity {
 }
 
 impl Eq for Affinity {}
+
+impl ::std::fmt::Debug for Affinity {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "Affinity", f)
+    }
+}
 
 impl ::serde::Serialize for Affinity {
     #[inline]

@@ -4,7 +4,7 @@
 /// AppArmor settings of a pod or container.
 ///
 /// Schema: `io.k8s.api.core.v1.AppArmorProfile`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct AppArmorProfile {
     /// Name of a profile preloaded on the node; required only when type is `Localhost`.
     pub localhost_profile: Option<String>,
@@ -15,6 +15,13 @@ pub struct AppArmorProfile {
 }
 
 impl Eq for AppArmorProfile {}
+
+impl ::std::fmt::Debug for AppArmorProfile {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "AppArmorProfile", f)
+    }
+}
 
 impl ::serde::Serialize for AppArmorProfile {
     #[inline]

@@ -4,7 +4,7 @@
 /// An AWS EBS volume mounted into a pod (deprecated in-tree plugin).
 ///
 /// Schema: `io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct AWSElasticBlockStoreVolumeSource {
     /// Filesystem type to mount, e.g. `ext4`; defaults to ext4.
     pub fs_type: Option<String>,
@@ -19,6 +19,13 @@ pub struct AWSElasticBlockStoreVolumeSource {
 }
 
 impl Eq for AWSElasticBlockStoreVolumeSource {}
+
+impl ::std::fmt::Debug for AWSElasticBlockStoreVolumeSource {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "AWSElasticBlockStoreVolumeSource", f)
+    }
+}
 
 impl ::serde::Serialize for AWSElasticBlockStoreVolumeSource {
     #[inline]

@@ -4,7 +4,7 @@
 /// An Azure data disk mounted into a pod (deprecated in-tree plugin).
 ///
 /// Schema: `io.k8s.api.core.v1.AzureDiskVolumeSource`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct AzureDiskVolumeSource {
     /// Host caching mode: None, ReadOnly or ReadWrite.
     pub caching_mode: Option<String>,
@@ -23,6 +23,13 @@ pub struct AzureDiskVolumeSource {
 }
 
 impl Eq for AzureDiskVolumeSource {}
+
+impl ::std::fmt::Debug for AzureDiskVolumeSource {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "AzureDiskVolumeSource", f)
+    }
+}
 
 impl ::serde::Serialize for AzureDiskVolumeSource {
     #[inline]

@@ -4,7 +4,7 @@
 /// An Azure File share mounted into a pod (deprecated in-tree plugin).
 ///
 /// Schema: `io.k8s.api.core.v1.AzureFileVolumeSource`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct AzureFileVolumeSource {
     /// Forces the mount to be read-only when true.
     pub read_only: Option<bool>,
@@ -17,6 +17,13 @@ pub struct AzureFileVolumeSource {
 }
 
 impl Eq for AzureFileVolumeSource {}
+
+impl ::std::fmt::Debug for AzureFileVolumeSource {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "AzureFileVolumeSource", f)
+    }
+}
 
 impl ::serde::Serialize for AzureFileVolumeSource {
     #[inline]

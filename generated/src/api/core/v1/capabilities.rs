@@ -4,7 +4,7 @@
 /// POSIX capabilities to add to or drop from a container.
 ///
 /// Schema: `io.k8s.api.core.v1.Capabilities`.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Default, PartialEq)]
 pub struct Capabilities {
     /// Capabilities to add.
     pub add: Option<Vec<String>>,
@@ -15,6 +15,13 @@ pub struct Capabilities {
 }
 
 impl Eq for Capabilities {}
+
+impl ::std::fmt::Debug for Capabilities {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "Capabilities", f)
+    }
+}
 
 impl ::serde::Serialize for Capabilities {
     #[inline]

@@ -4,7 +4,7 @@
 /// A CephFS mount that lives as long as the pod (deprecated).
 ///
 /// Schema: `io.k8s.api.core.v1.CephFSVolumeSource`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct CephFSVolumeSource {
     /// Ceph monitor addresses.
     pub monitors: Vec<String>,
@@ -23,6 +23,13 @@ pub struct CephFSVolumeSource {
 }
 
 impl Eq for CephFSVolumeSource {}
+
+impl ::std::fmt::Debug for CephFSVolumeSource {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "CephFSVolumeSource", f)
+    }
+}
 
 impl ::serde::Serialize for CephFSVolumeSource {
     #[inline]

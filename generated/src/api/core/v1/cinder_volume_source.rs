@@ -4,7 +4,7 @@
 /// An OpenStack Cinder volume mounted into a pod (deprecated in-tree plugin).
 ///
 /// Schema: `io.k8s.api.core.v1.CinderVolumeSource`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct CinderVolumeSource {
     /// Filesystem type to mount; defaults to ext4.
     pub fs_type: Option<String>,
@@ -19,6 +19,13 @@ pub struct CinderVolumeSource {
 }
 
 impl Eq for CinderVolumeSource {}
+
+impl ::std::fmt::Debug for CinderVolumeSource {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "CinderVolumeSource", f)
+    }
+}
 
 impl ::serde::Serialize for CinderVolumeSource {
     #[inline]

@@ -4,7 +4,7 @@
 /// Projects the contents of selected ClusterTrustBundle objects into a file.
 ///
 /// Schema: `io.k8s.api.core.v1.ClusterTrustBundleProjection`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct ClusterTrustBundleProjection {
     /// Selects bundles by label; only used together with signerName.
     pub label_selector: Option<
@@ -23,6 +23,13 @@ pub struct ClusterTrustBundleProjection {
 }
 
 impl Eq for ClusterTrustBundleProjection {}
+
+impl ::std::fmt::Debug for ClusterTrustBundleProjection {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "ClusterTrustBundleProjection", f)
+    }
+}
 
 impl ::serde::Serialize for ClusterTrustBundleProjection {
     #[inline]

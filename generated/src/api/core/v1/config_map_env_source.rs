@@ -4,7 +4,7 @@
 /// Imports all keys of a ConfigMap as environment variables.
 ///
 /// Schema: `io.k8s.api.core.v1.ConfigMapEnvSource`.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Default, PartialEq)]
 pub struct ConfigMapEnvSource {
     /// Name of the ConfigMap.
     pub name: Option<String>,
@@ -15,6 +15,13 @@ pub struct ConfigMapEnvSource {
 }
 
 impl Eq for ConfigMapEnvSource {}
+
+impl ::std::fmt::Debug for ConfigMapEnvSource {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "ConfigMapEnvSource", f)
+    }
+}
 
 impl ::serde::Serialize for ConfigMapEnvSource {
     #[inline]

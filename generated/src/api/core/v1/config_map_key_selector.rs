@@ -4,7 +4,7 @@
 /// Picks one key from a ConfigMap.
 ///
 /// Schema: `io.k8s.api.core.v1.ConfigMapKeySelector`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct ConfigMapKeySelector {
     /// The key to read.
     pub key: String,
@@ -17,6 +17,13 @@ pub struct ConfigMapKeySelector {
 }
 
 impl Eq for ConfigMapKeySelector {}
+
+impl ::std::fmt::Debug for ConfigMapKeySelector {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "ConfigMapKeySelector", f)
+    }
+}
 
 impl ::serde::Serialize for ConfigMapKeySelector {
     #[inline]

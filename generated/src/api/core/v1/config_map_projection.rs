@@ -4,7 +4,7 @@
 /// Projects ConfigMap keys as files into a projected volume.
 ///
 /// Schema: `io.k8s.api.core.v1.ConfigMapProjection`.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Default, PartialEq)]
 pub struct ConfigMapProjection {
     /// Explicit key-to-path mappings; when empty every key becomes a file.
     pub items: Option<Vec<crate::api::core::v1::KeyToPath>>,
@@ -17,6 +17,13 @@ pub struct ConfigMapProjection {
 }
 
 impl Eq for ConfigMapProjection {}
+
+impl ::std::fmt::Debug for ConfigMapProjection {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "ConfigMapProjection", f)
+    }
+}
 
 impl ::serde::Serialize for ConfigMapProjection {
     #[inline]

@@ -4,7 +4,7 @@
 /// A volume whose files come from a ConfigMap.
 ///
 /// Schema: `io.k8s.api.core.v1.ConfigMapVolumeSource`.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Default, PartialEq)]
 pub struct ConfigMapVolumeSource {
     /// Default permission bits for created files, e.g. 0644.
     pub default_mode: Option<i32>,
@@ -19,6 +19,13 @@ pub struct ConfigMapVolumeSource {
 }
 
 impl Eq for ConfigMapVolumeSource {}
+
+impl ::std::fmt::Debug for ConfigMapVolumeSource {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "ConfigMapVolumeSource", f)
+    }
+}
 
 impl ::serde::Serialize for ConfigMapVolumeSource {
     #[inline]

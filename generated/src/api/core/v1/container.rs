@@ -4,7 +4,7 @@
 /// An application container run inside a pod.
 ///
 /// Schema: `io.k8s.api.core.v1.Container`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct Container {
     /// Arguments to the entrypoint; `$(VAR_NAME)` references are expanded.
     pub args: Option<Vec<String>>,
@@ -61,6 +61,13 @@ pub struct Container {
 }
 
 impl Eq for Container {}
+
+impl ::std::fmt::Debug for Container {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "Container", f)
+    }
+}
 
 impl ::serde::Serialize for Container {
     #[inline]

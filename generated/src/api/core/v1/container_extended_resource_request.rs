@@ -4,7 +4,7 @@
 /// Maps a container's extended resource to a device request in a generated ResourceClaim.
 ///
 /// Schema: `io.k8s.api.core.v1.ContainerExtendedResourceRequest`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct ContainerExtendedResourceRequest {
     /// Container that requests the resource.
     pub container_name: String,
@@ -17,6 +17,13 @@ pub struct ContainerExtendedResourceRequest {
 }
 
 impl Eq for ContainerExtendedResourceRequest {}
+
+impl ::std::fmt::Debug for ContainerExtendedResourceRequest {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "ContainerExtendedResourceRequest", f)
+    }
+}
 
 impl ::serde::Serialize for ContainerExtendedResourceRequest {
     #[inline]

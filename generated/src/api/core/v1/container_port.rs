@@ -4,7 +4,7 @@
 /// A network port exposed by a container.
 ///
 /// Schema: `io.k8s.api.core.v1.ContainerPort`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct ContainerPort {
     /// Port number on the pod IP, between 1 and 65535.
     pub container_port: i32,
@@ -21,6 +21,13 @@ pub struct ContainerPort {
 }
 
 impl Eq for ContainerPort {}
+
+impl ::std::fmt::Debug for ContainerPort {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "ContainerPort", f)
+    }
+}
 
 impl ::serde::Serialize for ContainerPort {
     #[inline]

@@ -4,7 +4,7 @@
 /// Resize policy for one container resource.
 ///
 /// Schema: `io.k8s.api.core.v1.ContainerResizePolicy`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct ContainerResizePolicy {
     /// Resource the policy applies to: cpu or memory.
     pub resource_name: String,
@@ -15,6 +15,13 @@ pub struct ContainerResizePolicy {
 }
 
 impl Eq for ContainerResizePolicy {}
+
+impl ::std::fmt::Debug for ContainerResizePolicy {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "ContainerResizePolicy", f)
+    }
+}
 
 impl ::serde::Serialize for ContainerResizePolicy {
     #[inline]

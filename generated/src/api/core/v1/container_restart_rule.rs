@@ -4,7 +4,7 @@
 /// Rule deciding what happens when a container exits.
 ///
 /// Schema: `io.k8s.api.core.v1.ContainerRestartRule`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct ContainerRestartRule {
     /// Action to take when the rule matches; only `Restart` is allowed.
     pub action: String,
@@ -15,6 +15,13 @@ pub struct ContainerRestartRule {
 }
 
 impl Eq for ContainerRestartRule {}
+
+impl ::std::fmt::Debug for ContainerRestartRule {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "ContainerRestartRule", f)
+    }
+}
 
 impl ::serde::Serialize for ContainerRestartRule {
     #[inline]

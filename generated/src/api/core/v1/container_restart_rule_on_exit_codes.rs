@@ -4,7 +4,7 @@
 /// Matches a container exit against a set of exit codes.
 ///
 /// Schema: `io.k8s.api.core.v1.ContainerRestartRuleOnExitCodes`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct ContainerRestartRuleOnExitCodes {
     /// How exit codes are compared with values: In or NotIn.
     pub operator: String,
@@ -15,6 +15,13 @@ pub struct ContainerRestartRuleOnExitCodes {
 }
 
 impl Eq for ContainerRestartRuleOnExitCodes {}
+
+impl ::std::fmt::Debug for ContainerRestartRuleOnExitCodes {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "ContainerRestartRuleOnExitCodes", f)
+    }
+}
 
 impl ::serde::Serialize for ContainerRestartRuleOnExitCodes {
     #[inline]

@@ -4,7 +4,7 @@
 /// Current state of a container; only one member is set.
 ///
 /// Schema: `io.k8s.api.core.v1.ContainerState`.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Default, PartialEq)]
 pub struct ContainerState {
     /// Set while the container is running.
     pub running: Option<crate::api::core::v1::ContainerStateRunning>,
@@ -17,6 +17,13 @@ pub struct ContainerState {
 }
 
 impl Eq for ContainerState {}
+
+impl ::std::fmt::Debug for ContainerState {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "ContainerState", f)
+    }
+}
 
 impl ::serde::Serialize for ContainerState {
     #[inline]

@@ -4,7 +4,7 @@
 /// Details of a running container.
 ///
 /// Schema: `io.k8s.api.core.v1.ContainerStateRunning`.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Default, PartialEq)]
 pub struct ContainerStateRunning {
     /// When the container was last (re)started.
     pub started_at: Option<::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Time>,
@@ -13,6 +13,13 @@ pub struct ContainerStateRunning {
 }
 
 impl Eq for ContainerStateRunning {}
+
+impl ::std::fmt::Debug for ContainerStateRunning {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "ContainerStateRunning", f)
+    }
+}
 
 impl ::serde::Serialize for ContainerStateRunning {
     #[inline]

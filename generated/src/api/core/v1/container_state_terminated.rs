@@ -4,7 +4,7 @@
 /// Details of a terminated container.
 ///
 /// Schema: `io.k8s.api.core.v1.ContainerStateTerminated`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct ContainerStateTerminated {
     /// Container ID in the form \<type\>://\<container_id\>.
     pub container_id: Option<String>,
@@ -25,6 +25,13 @@ pub struct ContainerStateTerminated {
 }
 
 impl Eq for ContainerStateTerminated {}
+
+impl ::std::fmt::Debug for ContainerStateTerminated {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "ContainerStateTerminated", f)
+    }
+}
 
 impl ::serde::Serialize for ContainerStateTerminated {
     #[inline]

@@ -4,7 +4,7 @@
 /// Details of a container that is not yet running.
 ///
 /// Schema: `io.k8s.api.core.v1.ContainerStateWaiting`.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Default, PartialEq)]
 pub struct ContainerStateWaiting {
     /// Message explaining why the container is waiting.
     pub message: Option<String>,
@@ -15,6 +15,13 @@ pub struct ContainerStateWaiting {
 }
 
 impl Eq for ContainerStateWaiting {}
+
+impl ::std::fmt::Debug for ContainerStateWaiting {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "ContainerStateWaiting", f)
+    }
+}
 
 impl ::serde::Serialize for ContainerStateWaiting {
     #[inline]

@@ -4,7 +4,7 @@
 /// Observed status of one container in a pod.
 ///
 /// Schema: `io.k8s.api.core.v1.ContainerStatus`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct ContainerStatus {
     /// Resources the node has allocated to the container.
     pub allocated_resources: Option<
@@ -46,6 +46,13 @@ pub struct ContainerStatus {
 }
 
 impl Eq for ContainerStatus {}
+
+impl ::std::fmt::Debug for ContainerStatus {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "ContainerStatus", f)
+    }
+}
 
 impl ::serde::Serialize for ContainerStatus {
     #[inline]

@@ -4,7 +4,7 @@
 /// User identity of a container's first process.
 ///
 /// Schema: `io.k8s.api.core.v1.ContainerUser`.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Default, PartialEq)]
 pub struct ContainerUser {
     /// Linux user identity details.
     pub linux: Option<crate::api::core::v1::LinuxContainerUser>,
@@ -13,6 +13,13 @@ pub struct ContainerUser {
 }
 
 impl Eq for ContainerUser {}
+
+impl ::std::fmt::Debug for ContainerUser {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "ContainerUser", f)
+    }
+}
 
 impl ::serde::Serialize for ContainerUser {
     #[inline]

@@ -4,7 +4,7 @@
 /// An ephemeral volume provided by an external CSI driver.
 ///
 /// Schema: `io.k8s.api.core.v1.CSIVolumeSource`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct CSIVolumeSource {
     /// Name of the CSI driver serving this volume.
     pub driver: String,
@@ -21,6 +21,13 @@ pub struct CSIVolumeSource {
 }
 
 impl Eq for CSIVolumeSource {}
+
+impl ::std::fmt::Debug for CSIVolumeSource {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "CSIVolumeSource", f)
+    }
+}
 
 impl ::serde::Serialize for CSIVolumeSource {
     #[inline]

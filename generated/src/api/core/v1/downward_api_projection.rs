@@ -4,7 +4,7 @@
 /// Projects downward API data into a projected volume.
 ///
 /// Schema: `io.k8s.api.core.v1.DownwardAPIProjection`.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Default, PartialEq)]
 pub struct DownwardAPIProjection {
     /// Files to create from pod fields or container resources.
     pub items: Option<Vec<crate::api::core::v1::DownwardAPIVolumeFile>>,
@@ -13,6 +13,13 @@ pub struct DownwardAPIProjection {
 }
 
 impl Eq for DownwardAPIProjection {}
+
+impl ::std::fmt::Debug for DownwardAPIProjection {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "DownwardAPIProjection", f)
+    }
+}
 
 impl ::serde::Serialize for DownwardAPIProjection {
     #[inline]

@@ -4,7 +4,7 @@
 /// One file in a downward API volume.
 ///
 /// Schema: `io.k8s.api.core.v1.DownwardAPIVolumeFile`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct DownwardAPIVolumeFile {
     /// Pod field to expose: annotations, labels, name, namespace or uid.
     pub field_ref: Option<crate::api::core::v1::ObjectFieldSelector>,
@@ -19,6 +19,13 @@ pub struct DownwardAPIVolumeFile {
 }
 
 impl Eq for DownwardAPIVolumeFile {}
+
+impl ::std::fmt::Debug for DownwardAPIVolumeFile {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "DownwardAPIVolumeFile", f)
+    }
+}
 
 impl ::serde::Serialize for DownwardAPIVolumeFile {
     #[inline]

@@ -4,7 +4,7 @@
 /// A volume exposing pod information as files.
 ///
 /// Schema: `io.k8s.api.core.v1.DownwardAPIVolumeSource`.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Default, PartialEq)]
 pub struct DownwardAPIVolumeSource {
     /// Default permission bits for created files.
     pub default_mode: Option<i32>,
@@ -15,6 +15,13 @@ pub struct DownwardAPIVolumeSource {
 }
 
 impl Eq for DownwardAPIVolumeSource {}
+
+impl ::std::fmt::Debug for DownwardAPIVolumeSource {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "DownwardAPIVolumeSource", f)
+    }
+}
 
 impl ::serde::Serialize for DownwardAPIVolumeSource {
     #[inline]

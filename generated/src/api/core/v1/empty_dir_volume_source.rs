@@ -4,7 +4,7 @@
 /// An empty directory that lives as long as the pod.
 ///
 /// Schema: `io.k8s.api.core.v1.EmptyDirVolumeSource`.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Default, PartialEq)]
 pub struct EmptyDirVolumeSource {
     /// Backing storage medium: empty for node default or `Memory`.
     pub medium: Option<String>,
@@ -15,6 +15,13 @@ pub struct EmptyDirVolumeSource {
 }
 
 impl Eq for EmptyDirVolumeSource {}
+
+impl ::std::fmt::Debug for EmptyDirVolumeSource {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "EmptyDirVolumeSource", f)
+    }
+}
 
 impl ::serde::Serialize for EmptyDirVolumeSource {
     #[inline]

@@ -4,7 +4,7 @@
 /// One IP address of an endpoint (deprecated since v1.33).
 ///
 /// Schema: `io.k8s.api.core.v1.EndpointAddress`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct EndpointAddress {
     /// Hostname of the endpoint.
     pub hostname: Option<String>,
@@ -19,6 +19,13 @@ pub struct EndpointAddress {
 }
 
 impl Eq for EndpointAddress {}
+
+impl ::std::fmt::Debug for EndpointAddress {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "EndpointAddress", f)
+    }
+}
 
 impl ::serde::Serialize for EndpointAddress {
     #[inline]

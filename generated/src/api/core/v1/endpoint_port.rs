@@ -4,7 +4,7 @@
 /// One port of an endpoint (deprecated since v1.33).
 ///
 /// Schema: `io.k8s.api.core.v1.EndpointPort`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct EndpointPort {
     /// Application protocol hint, e.g. `http` or `kubernetes.io/h2c`.
     pub app_protocol: Option<String>,
@@ -19,6 +19,13 @@ pub struct EndpointPort {
 }
 
 impl Eq for EndpointPort {}
+
+impl ::std::fmt::Debug for EndpointPort {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "EndpointPort", f)
+    }
+}
 
 impl ::serde::Serialize for EndpointPort {
     #[inline]

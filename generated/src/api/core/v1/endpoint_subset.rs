@@ -4,7 +4,7 @@
 /// A set of addresses sharing a common set of ports; the endpoints are their cross product, e.g. \[10.0.0.1:80, 10.0.0.2:80\].
 ///
 /// Schema: `io.k8s.api.core.v1.EndpointSubset`.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Default, PartialEq)]
 pub struct EndpointSubset {
     /// Addresses that are ready to receive traffic.
     pub addresses: Option<Vec<crate::api::core::v1::EndpointAddress>>,
@@ -17,6 +17,13 @@ pub struct EndpointSubset {
 }
 
 impl Eq for EndpointSubset {}
+
+impl ::std::fmt::Debug for EndpointSubset {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "EndpointSubset", f)
+    }
+}
 
 impl ::serde::Serialize for EndpointSubset {
     #[inline]

@@ -22,7 +22,7 @@
 /// | `PATCH` | `/api/v1/namespaces/{namespace}/endpoints/{name}` | Partially update the specified Endpoints. | `dryRun`, `fieldManager`, `fieldValidation`, `force`, `pretty` | [`patch_namespaced_endpoints`](Self::patch_namespaced_endpoints) |
 /// | `PUT` | `/api/v1/namespaces/{namespace}/endpoints/{name}` | Replace the specified Endpoints. | `dryRun`, `fieldManager`, `fieldValidation`, `pretty` | [`replace_namespaced_endpoints`](Self::replace_namespaced_endpoints) |
 /// | `GET` | `/api/v1/watch/namespaces/{namespace}/endpoints/{name}` | Watch one Endpoints; deprecated, use a list call with `watch=true` and a `fieldSelector`. | `allowWatchBookmarks`, `continue`, `fieldSelector`, `labelSelector`, `limit`, `pretty`, `resourceVersion`, `resourceVersionMatch`, `sendInitialEvents`, `timeoutSeconds`, `watch` | [`watch_namespaced_endpoints`](Self::watch_namespaced_endpoints) |
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Default, PartialEq)]
 pub struct Endpoints {
     /// Versioned schema of this object representation, e.g. `v1`.
     ///
@@ -43,6 +43,13 @@ pub struct Endpoints {
 }
 
 impl Eq for Endpoints {}
+
+impl ::std::fmt::Debug for Endpoints {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "Endpoints", f)
+    }
+}
 
 impl ::serde::Serialize for Endpoints {
     #[inline]

@@ -4,7 +4,7 @@
 /// A list of Endpoints objects.
 ///
 /// Schema: `io.k8s.api.core.v1.EndpointsList`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct EndpointsList {
     /// Versioned schema of this object representation, e.g. `v1`.
     ///
@@ -23,6 +23,13 @@ pub struct EndpointsList {
 }
 
 impl Eq for EndpointsList {}
+
+impl ::std::fmt::Debug for EndpointsList {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "EndpointsList", f)
+    }
+}
 
 impl ::serde::Serialize for EndpointsList {
     #[inline]

@@ -4,7 +4,7 @@
 /// A source whose keys become environment variables.
 ///
 /// Schema: `io.k8s.api.core.v1.EnvFromSource`.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Default, PartialEq)]
 pub struct EnvFromSource {
     /// ConfigMap to import.
     pub config_map_ref: Option<crate::api::core::v1::ConfigMapEnvSource>,
@@ -17,6 +17,13 @@ pub struct EnvFromSource {
 }
 
 impl Eq for EnvFromSource {}
+
+impl ::std::fmt::Debug for EnvFromSource {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "EnvFromSource", f)
+    }
+}
 
 impl ::serde::Serialize for EnvFromSource {
     #[inline]

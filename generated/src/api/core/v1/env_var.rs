@@ -4,7 +4,7 @@
 /// An environment variable in a container.
 ///
 /// Schema: `io.k8s.api.core.v1.EnvVar`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct EnvVar {
     /// Variable name.
     pub name: String,
@@ -17,6 +17,13 @@ pub struct EnvVar {
 }
 
 impl Eq for EnvVar {}
+
+impl ::std::fmt::Debug for EnvVar {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "EnvVar", f)
+    }
+}
 
 impl ::serde::Serialize for EnvVar {
     #[inline]

@@ -4,7 +4,7 @@
 /// Where an environment variable's value comes from.
 ///
 /// Schema: `io.k8s.api.core.v1.EnvVarSource`.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Default, PartialEq)]
 pub struct EnvVarSource {
     /// A key of a ConfigMap.
     pub config_map_key_ref: Option<crate::api::core::v1::ConfigMapKeySelector>,
@@ -21,6 +21,13 @@ pub struct EnvVarSource {
 }
 
 impl Eq for EnvVarSource {}
+
+impl ::std::fmt::Debug for EnvVarSource {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "EnvVarSource", f)
+    }
+}
 
 impl ::serde::Serialize for EnvVarSource {
     #[inline]

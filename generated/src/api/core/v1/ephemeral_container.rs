@@ -4,7 +4,7 @@
 /// A temporary container added to a running pod, e.g. for debugging.
 ///
 /// Schema: `io.k8s.api.core.v1.EphemeralContainer`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct EphemeralContainer {
     /// Arguments to the entrypoint; `$(VAR_NAME)` references are expanded.
     pub args: Option<Vec<String>>,
@@ -63,6 +63,13 @@ pub struct EphemeralContainer {
 }
 
 impl Eq for EphemeralContainer {}
+
+impl ::std::fmt::Debug for EphemeralContainer {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "EphemeralContainer", f)
+    }
+}
 
 impl ::serde::Serialize for EphemeralContainer {
     #[inline]

@@ -4,7 +4,7 @@
 /// A volume backed by a PVC created and deleted together with the pod.
 ///
 /// Schema: `io.k8s.api.core.v1.EphemeralVolumeSource`.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Default, PartialEq)]
 pub struct EphemeralVolumeSource {
     /// Template for the PVC, which is named `<pod name>-<volume name>`.
     pub volume_claim_template: Option<
@@ -15,6 +15,13 @@ pub struct EphemeralVolumeSource {
 }
 
 impl Eq for EphemeralVolumeSource {}
+
+impl ::std::fmt::Debug for EphemeralVolumeSource {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "EphemeralVolumeSource", f)
+    }
+}
 
 impl ::serde::Serialize for EphemeralVolumeSource {
     #[inline]

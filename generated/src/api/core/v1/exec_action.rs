@@ -4,7 +4,7 @@
 /// Runs a command inside the container.
 ///
 /// Schema: `io.k8s.api.core.v1.ExecAction`.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Default, PartialEq)]
 pub struct ExecAction {
     /// Command line to execute, without a shell.
     pub command: Option<Vec<String>>,
@@ -13,6 +13,13 @@ pub struct ExecAction {
 }
 
 impl Eq for ExecAction {}
+
+impl ::std::fmt::Debug for ExecAction {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "ExecAction", f)
+    }
+}
 
 impl ::serde::Serialize for ExecAction {
     #[inline]

@@ -4,7 +4,7 @@
 /// A Fibre Channel volume.
 ///
 /// Schema: `io.k8s.api.core.v1.FCVolumeSource`.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Default, PartialEq)]
 pub struct FCVolumeSource {
     /// Filesystem type to mount; defaults to ext4.
     pub fs_type: Option<String>,
@@ -21,6 +21,13 @@ pub struct FCVolumeSource {
 }
 
 impl Eq for FCVolumeSource {}
+
+impl ::std::fmt::Debug for FCVolumeSource {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "FCVolumeSource", f)
+    }
+}
 
 impl ::serde::Serialize for FCVolumeSource {
     #[inline]

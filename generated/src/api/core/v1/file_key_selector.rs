@@ -4,7 +4,7 @@
 /// Picks one key from an env file stored in a volume.
 ///
 /// Schema: `io.k8s.api.core.v1.FileKeySelector`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct FileKeySelector {
     /// Key to read from the env file.
     pub key: String,
@@ -19,6 +19,13 @@ pub struct FileKeySelector {
 }
 
 impl Eq for FileKeySelector {}
+
+impl ::std::fmt::Debug for FileKeySelector {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "FileKeySelector", f)
+    }
+}
 
 impl ::serde::Serialize for FileKeySelector {
     #[inline]

@@ -4,7 +4,7 @@
 /// A volume provisioned by an exec-based FlexVolume driver (deprecated).
 ///
 /// Schema: `io.k8s.api.core.v1.FlexVolumeSource`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct FlexVolumeSource {
     /// Name of the driver.
     pub driver: String,
@@ -21,6 +21,13 @@ pub struct FlexVolumeSource {
 }
 
 impl Eq for FlexVolumeSource {}
+
+impl ::std::fmt::Debug for FlexVolumeSource {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "FlexVolumeSource", f)
+    }
+}
 
 impl ::serde::Serialize for FlexVolumeSource {
     #[inline]

@@ -4,7 +4,7 @@
 /// A Flocker volume (deprecated).
 ///
 /// Schema: `io.k8s.api.core.v1.FlockerVolumeSource`.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Default, PartialEq)]
 pub struct FlockerVolumeSource {
     /// Dataset name (deprecated).
     pub dataset_name: Option<String>,
@@ -15,6 +15,13 @@ pub struct FlockerVolumeSource {
 }
 
 impl Eq for FlockerVolumeSource {}
+
+impl ::std::fmt::Debug for FlockerVolumeSource {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "FlockerVolumeSource", f)
+    }
+}
 
 impl ::serde::Serialize for FlockerVolumeSource {
     #[inline]

@@ -4,7 +4,7 @@
 /// A GCE persistent disk (deprecated in-tree plugin).
 ///
 /// Schema: `io.k8s.api.core.v1.GCEPersistentDiskVolumeSource`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct GCEPersistentDiskVolumeSource {
     /// Filesystem type to mount; defaults to ext4.
     pub fs_type: Option<String>,
@@ -19,6 +19,13 @@ pub struct GCEPersistentDiskVolumeSource {
 }
 
 impl Eq for GCEPersistentDiskVolumeSource {}
+
+impl ::std::fmt::Debug for GCEPersistentDiskVolumeSource {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "GCEPersistentDiskVolumeSource", f)
+    }
+}
 
 impl ::serde::Serialize for GCEPersistentDiskVolumeSource {
     #[inline]

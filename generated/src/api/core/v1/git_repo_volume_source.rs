@@ -4,7 +4,7 @@
 /// A volume cloned from a git repository (deprecated).
 ///
 /// Schema: `io.k8s.api.core.v1.GitRepoVolumeSource`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct GitRepoVolumeSource {
     /// Target directory name; `.` uses the volume root.
     pub directory: Option<String>,
@@ -17,6 +17,13 @@ pub struct GitRepoVolumeSource {
 }
 
 impl Eq for GitRepoVolumeSource {}
+
+impl ::std::fmt::Debug for GitRepoVolumeSource {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "GitRepoVolumeSource", f)
+    }
+}
 
 impl ::serde::Serialize for GitRepoVolumeSource {
     #[inline]

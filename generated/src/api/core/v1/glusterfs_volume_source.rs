@@ -4,7 +4,7 @@
 /// A GlusterFS mount (deprecated).
 ///
 /// Schema: `io.k8s.api.core.v1.GlusterfsVolumeSource`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct GlusterfsVolumeSource {
     /// Name of the endpoints describing the Glusterfs topology.
     pub endpoints: String,
@@ -17,6 +17,13 @@ pub struct GlusterfsVolumeSource {
 }
 
 impl Eq for GlusterfsVolumeSource {}
+
+impl ::std::fmt::Debug for GlusterfsVolumeSource {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "GlusterfsVolumeSource", f)
+    }
+}
 
 impl ::serde::Serialize for GlusterfsVolumeSource {
     #[inline]

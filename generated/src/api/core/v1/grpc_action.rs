@@ -4,7 +4,7 @@
 /// A gRPC health check.
 ///
 /// Schema: `io.k8s.api.core.v1.GRPCAction`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct GRPCAction {
     /// Port number of the gRPC service.
     pub port: i32,
@@ -15,6 +15,13 @@ pub struct GRPCAction {
 }
 
 impl Eq for GRPCAction {}
+
+impl ::std::fmt::Debug for GRPCAction {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "GRPCAction", f)
+    }
+}
 
 impl ::serde::Serialize for GRPCAction {
     #[inline]

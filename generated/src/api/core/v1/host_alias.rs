@@ -4,7 +4,7 @@
 /// An extra entry for the pod's hosts file.
 ///
 /// Schema: `io.k8s.api.core.v1.HostAlias`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct HostAlias {
     /// Hostnames for the IP address.
     pub hostnames: Option<Vec<String>>,
@@ -15,6 +15,13 @@ pub struct HostAlias {
 }
 
 impl Eq for HostAlias {}
+
+impl ::std::fmt::Debug for HostAlias {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "HostAlias", f)
+    }
+}
 
 impl ::serde::Serialize for HostAlias {
     #[inline]

@@ -4,7 +4,7 @@
 /// An IP address allocated to the host.
 ///
 /// Schema: `io.k8s.api.core.v1.HostIP`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct HostIP {
     /// The IP address.
     pub ip: String,
@@ -13,6 +13,13 @@ pub struct HostIP {
 }
 
 impl Eq for HostIP {}
+
+impl ::std::fmt::Debug for HostIP {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "HostIP", f)
+    }
+}
 
 impl ::serde::Serialize for HostIP {
     #[inline]

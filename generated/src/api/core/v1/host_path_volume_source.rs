@@ -4,7 +4,7 @@
 /// A file or directory on the host mapped into the pod.
 ///
 /// Schema: `io.k8s.api.core.v1.HostPathVolumeSource`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct HostPathVolumeSource {
     /// Path on the host.
     pub path: String,
@@ -15,6 +15,13 @@ pub struct HostPathVolumeSource {
 }
 
 impl Eq for HostPathVolumeSource {}
+
+impl ::std::fmt::Debug for HostPathVolumeSource {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "HostPathVolumeSource", f)
+    }
+}
 
 impl ::serde::Serialize for HostPathVolumeSource {
     #[inline]

@@ -4,7 +4,7 @@
 /// An HTTP GET request used as a probe or hook.
 ///
 /// Schema: `io.k8s.api.core.v1.HTTPGetAction`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct HTTPGetAction {
     /// Host to connect to; defaults to the pod IP.
     pub host: Option<String>,
@@ -21,6 +21,13 @@ pub struct HTTPGetAction {
 }
 
 impl Eq for HTTPGetAction {}
+
+impl ::std::fmt::Debug for HTTPGetAction {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "HTTPGetAction", f)
+    }
+}
 
 impl ::serde::Serialize for HTTPGetAction {
     #[inline]

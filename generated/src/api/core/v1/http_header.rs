@@ -4,7 +4,7 @@
 /// A custom HTTP header.
 ///
 /// Schema: `io.k8s.api.core.v1.HTTPHeader`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct HTTPHeader {
     /// Header name.
     pub name: String,
@@ -15,6 +15,13 @@ pub struct HTTPHeader {
 }
 
 impl Eq for HTTPHeader {}
+
+impl ::std::fmt::Debug for HTTPHeader {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "HTTPHeader", f)
+    }
+}
 
 impl ::serde::Serialize for HTTPHeader {
     #[inline]

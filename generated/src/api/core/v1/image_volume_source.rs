@@ -4,7 +4,7 @@
 /// A volume holding the contents of an OCI image or artifact.
 ///
 /// Schema: `io.k8s.api.core.v1.ImageVolumeSource`.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Default, PartialEq)]
 pub struct ImageVolumeSource {
     /// When to pull: Always, Never or IfNotPresent.
     pub pull_policy: Option<String>,
@@ -15,6 +15,13 @@ pub struct ImageVolumeSource {
 }
 
 impl Eq for ImageVolumeSource {}
+
+impl ::std::fmt::Debug for ImageVolumeSource {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "ImageVolumeSource", f)
+    }
+}
 
 impl ::serde::Serialize for ImageVolumeSource {
     #[inline]

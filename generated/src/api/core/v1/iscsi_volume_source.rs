@@ -4,7 +4,7 @@
 /// An iSCSI disk.
 ///
 /// Schema: `io.k8s.api.core.v1.ISCSIVolumeSource`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct ISCSIVolumeSource {
     /// Enables CHAP authentication for discovery.
     pub chap_auth_discovery: Option<bool>,
@@ -33,6 +33,13 @@ pub struct ISCSIVolumeSource {
 }
 
 impl Eq for ISCSIVolumeSource {}
+
+impl ::std::fmt::Debug for ISCSIVolumeSource {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "ISCSIVolumeSource", f)
+    }
+}
 
 impl ::serde::Serialize for ISCSIVolumeSource {
     #[inline]

@@ -4,7 +4,7 @@
 /// Maps a key to a file path in a volume.
 ///
 /// Schema: `io.k8s.api.core.v1.KeyToPath`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct KeyToPath {
     /// Key to project.
     pub key: String,
@@ -17,6 +17,13 @@ pub struct KeyToPath {
 }
 
 impl Eq for KeyToPath {}
+
+impl ::std::fmt::Debug for KeyToPath {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "KeyToPath", f)
+    }
+}
 
 impl ::serde::Serialize for KeyToPath {
     #[inline]

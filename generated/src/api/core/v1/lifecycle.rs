@@ -4,7 +4,7 @@
 /// Actions run in response to container lifecycle events.
 ///
 /// Schema: `io.k8s.api.core.v1.Lifecycle`.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Default, PartialEq)]
 pub struct Lifecycle {
     /// Handler run right after the container is created.
     pub post_start: Option<crate::api::core::v1::LifecycleHandler>,
@@ -17,6 +17,13 @@ pub struct Lifecycle {
 }
 
 impl Eq for Lifecycle {}
+
+impl ::std::fmt::Debug for Lifecycle {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "Lifecycle", f)
+    }
+}
 
 impl ::serde::Serialize for Lifecycle {
     #[inline]

@@ -4,7 +4,7 @@
 /// A single lifecycle hook action.
 ///
 /// Schema: `io.k8s.api.core.v1.LifecycleHandler`.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Default, PartialEq)]
 pub struct LifecycleHandler {
     /// Command to run in the container.
     pub exec: Option<crate::api::core::v1::ExecAction>,
@@ -19,6 +19,13 @@ pub struct LifecycleHandler {
 }
 
 impl Eq for LifecycleHandler {}
+
+impl ::std::fmt::Debug for LifecycleHandler {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "LifecycleHandler", f)
+    }
+}
 
 impl ::serde::Serialize for LifecycleHandler {
     #[inline]

@@ -4,7 +4,7 @@
 /// Linux user identity of a container's first process.
 ///
 /// Schema: `io.k8s.api.core.v1.LinuxContainerUser`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct LinuxContainerUser {
     /// Primary group ID.
     pub gid: i64,
@@ -17,6 +17,13 @@ pub struct LinuxContainerUser {
 }
 
 impl Eq for LinuxContainerUser {}
+
+impl ::std::fmt::Debug for LinuxContainerUser {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "LinuxContainerUser", f)
+    }
+}
 
 impl ::serde::Serialize for LinuxContainerUser {
     #[inline]

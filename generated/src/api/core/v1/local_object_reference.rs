@@ -4,7 +4,7 @@
 /// Reference to an object by name in the same namespace.
 ///
 /// Schema: `io.k8s.api.core.v1.LocalObjectReference`.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Default, PartialEq)]
 pub struct LocalObjectReference {
     /// Name of the referenced object.
     pub name: Option<String>,
@@ -13,6 +13,13 @@ pub struct LocalObjectReference {
 }
 
 impl Eq for LocalObjectReference {}
+
+impl ::std::fmt::Debug for LocalObjectReference {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "LocalObjectReference", f)
+    }
+}
 
 impl ::serde::Serialize for LocalObjectReference {
     #[inline]

@@ -4,7 +4,7 @@
 /// An NFS export mounted into the pod.
 ///
 /// Schema: `io.k8s.api.core.v1.NFSVolumeSource`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct NFSVolumeSource {
     /// Exported path on the server.
     pub path: String,
@@ -17,6 +17,13 @@ pub struct NFSVolumeSource {
 }
 
 impl Eq for NFSVolumeSource {}
+
+impl ::std::fmt::Debug for NFSVolumeSource {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "NFSVolumeSource", f)
+    }
+}
 
 impl ::serde::Serialize for NFSVolumeSource {
     #[inline]

@@ -4,7 +4,7 @@
 /// Node affinity scheduling rules.
 ///
 /// Schema: `io.k8s.api.core.v1.NodeAffinity`.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Default, PartialEq)]
 pub struct NodeAffinity {
     /// Weighted node preferences the scheduler tries to honour.
     pub preferred_during_scheduling_ignored_during_execution: Option<
@@ -19,6 +19,13 @@ pub struct NodeAffinity {
 }
 
 impl Eq for NodeAffinity {}
+
+impl ::std::fmt::Debug for NodeAffinity {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "NodeAffinity", f)
+    }
+}
 
 impl ::serde::Serialize for NodeAffinity {
     #[inline]

@@ -4,7 +4,7 @@
 /// A set of node selector terms combined with OR.
 ///
 /// Schema: `io.k8s.api.core.v1.NodeSelector`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct NodeSelector {
     /// The terms; a node matching any of them matches.
     pub node_selector_terms: Vec<crate::api::core::v1::NodeSelectorTerm>,
@@ -13,6 +13,13 @@ pub struct NodeSelector {
 }
 
 impl Eq for NodeSelector {}
+
+impl ::std::fmt::Debug for NodeSelector {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "NodeSelector", f)
+    }
+}
 
 impl ::serde::Serialize for NodeSelector {
     #[inline]

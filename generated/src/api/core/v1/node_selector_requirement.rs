@@ -4,7 +4,7 @@
 /// A key, an operator and values matched against node labels or fields.
 ///
 /// Schema: `io.k8s.api.core.v1.NodeSelectorRequirement`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct NodeSelectorRequirement {
     /// Label or field key.
     pub key: String,
@@ -17,6 +17,13 @@ pub struct NodeSelectorRequirement {
 }
 
 impl Eq for NodeSelectorRequirement {}
+
+impl ::std::fmt::Debug for NodeSelectorRequirement {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "NodeSelectorRequirement", f)
+    }
+}
 
 impl ::serde::Serialize for NodeSelectorRequirement {
     #[inline]

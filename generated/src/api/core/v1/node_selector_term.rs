@@ -4,7 +4,7 @@
 /// Node selector requirements combined with AND.
 ///
 /// Schema: `io.k8s.api.core.v1.NodeSelectorTerm`.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Default, PartialEq)]
 pub struct NodeSelectorTerm {
     /// Requirements on node labels.
     pub match_expressions: Option<Vec<crate::api::core::v1::NodeSelectorRequirement>>,
@@ -15,6 +15,13 @@ pub struct NodeSelectorTerm {
 }
 
 impl Eq for NodeSelectorTerm {}
+
+impl ::std::fmt::Debug for NodeSelectorTerm {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "NodeSelectorTerm", f)
+    }
+}
 
 impl ::serde::Serialize for NodeSelectorTerm {
     #[inline]

@@ -4,7 +4,7 @@
 /// Selects a field of an object.
 ///
 /// Schema: `io.k8s.api.core.v1.ObjectFieldSelector`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct ObjectFieldSelector {
     /// API version the field path refers to; defaults to `v1`.
     pub api_version: Option<String>,
@@ -15,6 +15,13 @@ pub struct ObjectFieldSelector {
 }
 
 impl Eq for ObjectFieldSelector {}
+
+impl ::std::fmt::Debug for ObjectFieldSelector {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "ObjectFieldSelector", f)
+    }
+}
 
 impl ::serde::Serialize for ObjectFieldSelector {
     #[inline]

@@ -4,7 +4,7 @@
 /// Reference to another object, with enough detail to inspect it.
 ///
 /// Schema: `io.k8s.api.core.v1.ObjectReference`.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Default, PartialEq)]
 pub struct ObjectReference {
     /// API version of the referenced object.
     pub api_version: Option<String>,
@@ -25,6 +25,13 @@ pub struct ObjectReference {
 }
 
 impl Eq for ObjectReference {}
+
+impl ::std::fmt::Debug for ObjectReference {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "ObjectReference", f)
+    }
+}
 
 impl ::serde::Serialize for ObjectReference {
     #[inline]

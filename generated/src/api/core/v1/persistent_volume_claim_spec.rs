@@ -4,7 +4,7 @@
 /// Desired attributes of a PersistentVolumeClaim.
 ///
 /// Schema: `io.k8s.api.core.v1.PersistentVolumeClaimSpec`.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Default, PartialEq)]
 pub struct PersistentVolumeClaimSpec {
     /// Access modes the volume must support, e.g. ReadWriteOnce.
     pub access_modes: Option<Vec<String>>,
@@ -31,6 +31,13 @@ pub struct PersistentVolumeClaimSpec {
 }
 
 impl Eq for PersistentVolumeClaimSpec {}
+
+impl ::std::fmt::Debug for PersistentVolumeClaimSpec {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "PersistentVolumeClaimSpec", f)
+    }
+}
 
 impl ::serde::Serialize for PersistentVolumeClaimSpec {
     #[inline]

@@ -4,7 +4,7 @@
 /// Template for a PVC created for an ephemeral volume.
 ///
 /// Schema: `io.k8s.api.core.v1.PersistentVolumeClaimTemplate`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct PersistentVolumeClaimTemplate {
     /// Labels and annotations copied into the PVC.
     pub metadata: Option<
@@ -17,6 +17,13 @@ pub struct PersistentVolumeClaimTemplate {
 }
 
 impl Eq for PersistentVolumeClaimTemplate {}
+
+impl ::std::fmt::Debug for PersistentVolumeClaimTemplate {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "PersistentVolumeClaimTemplate", f)
+    }
+}
 
 impl ::serde::Serialize for PersistentVolumeClaimTemplate {
     #[inline]

@@ -4,7 +4,7 @@
 /// Mounts the volume bound to a PVC in the same namespace.
 ///
 /// Schema: `io.k8s.api.core.v1.PersistentVolumeClaimVolumeSource`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct PersistentVolumeClaimVolumeSource {
     /// Name of the PersistentVolumeClaim.
     pub claim_name: String,
@@ -15,6 +15,13 @@ pub struct PersistentVolumeClaimVolumeSource {
 }
 
 impl Eq for PersistentVolumeClaimVolumeSource {}
+
+impl ::std::fmt::Debug for PersistentVolumeClaimVolumeSource {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "PersistentVolumeClaimVolumeSource", f)
+    }
+}
 
 impl ::serde::Serialize for PersistentVolumeClaimVolumeSource {
     #[inline]

@@ -4,7 +4,7 @@
 /// A Photon Controller persistent disk (deprecated).
 ///
 /// Schema: `io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct PhotonPersistentDiskVolumeSource {
     /// Filesystem type to mount; defaults to ext4.
     pub fs_type: Option<String>,
@@ -15,6 +15,13 @@ pub struct PhotonPersistentDiskVolumeSource {
 }
 
 impl Eq for PhotonPersistentDiskVolumeSource {}
+
+impl ::std::fmt::Debug for PhotonPersistentDiskVolumeSource {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "PhotonPersistentDiskVolumeSource", f)
+    }
+}
 
 impl ::serde::Serialize for PhotonPersistentDiskVolumeSource {
     #[inline]

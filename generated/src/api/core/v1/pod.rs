@@ -29,7 +29,7 @@
 /// | `GET` | `/api/v1/namespaces/{namespace}/pods/{name}/status` | Read the status of the specified Pod. | `pretty` | [`read_namespaced_pod_status`](Self::read_namespaced_pod_status) |
 /// | `PATCH` | `/api/v1/namespaces/{namespace}/pods/{name}/status` | Partially update the status of the specified Pod. | `dryRun`, `fieldManager`, `fieldValidation`, `force`, `pretty` | [`patch_namespaced_pod_status`](Self::patch_namespaced_pod_status) |
 /// | `PUT` | `/api/v1/namespaces/{namespace}/pods/{name}/status` | Replace the status of the specified Pod. | `dryRun`, `fieldManager`, `fieldValidation`, `pretty` | [`replace_namespaced_pod_status`](Self::replace_namespaced_pod_status) |
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Default, PartialEq)]
 pub struct Pod {
     /// Versioned schema of this object representation, e.g. `v1`.
     ///
@@ -52,6 +52,13 @@ pub struct Pod {
 }
 
 impl Eq for Pod {}
+
+impl ::std::fmt::Debug for Pod {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "Pod", f)
+    }
+}
 
 impl ::serde::Serialize for Pod {
     #[inline]

@@ -4,7 +4,7 @@
 /// Rules for placing a pod near other pods.
 ///
 /// Schema: `io.k8s.api.core.v1.PodAffinity`.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Default, PartialEq)]
 pub struct PodAffinity {
     /// Weighted co-location preferences.
     pub preferred_during_scheduling_ignored_during_execution: Option<
@@ -19,6 +19,13 @@ pub struct PodAffinity {
 }
 
 impl Eq for PodAffinity {}
+
+impl ::std::fmt::Debug for PodAffinity {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "PodAffinity", f)
+    }
+}
 
 impl ::serde::Serialize for PodAffinity {
     #[inline]

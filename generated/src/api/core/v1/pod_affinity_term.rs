@@ -4,7 +4,7 @@
 /// Selects pods that this pod should (or should not) share a topology domain with.
 ///
 /// Schema: `io.k8s.api.core.v1.PodAffinityTerm`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct PodAffinityTerm {
     /// Label query over the pods to match.
     pub label_selector: Option<
@@ -27,6 +27,13 @@ pub struct PodAffinityTerm {
 }
 
 impl Eq for PodAffinityTerm {}
+
+impl ::std::fmt::Debug for PodAffinityTerm {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "PodAffinityTerm", f)
+    }
+}
 
 impl ::serde::Serialize for PodAffinityTerm {
     #[inline]

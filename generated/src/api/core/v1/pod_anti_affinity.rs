@@ -4,7 +4,7 @@
 /// Rules for keeping a pod away from other pods.
 ///
 /// Schema: `io.k8s.api.core.v1.PodAntiAffinity`.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Default, PartialEq)]
 pub struct PodAntiAffinity {
     /// Weighted anti-affinity preferences.
     pub preferred_during_scheduling_ignored_during_execution: Option<
@@ -19,6 +19,13 @@ pub struct PodAntiAffinity {
 }
 
 impl Eq for PodAntiAffinity {}
+
+impl ::std::fmt::Debug for PodAntiAffinity {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "PodAntiAffinity", f)
+    }
+}
 
 impl ::serde::Serialize for PodAntiAffinity {
     #[inline]

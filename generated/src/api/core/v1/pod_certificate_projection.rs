@@ -4,7 +4,7 @@
 /// Projects a kubelet-managed private key and X.509 certificate chain into the pod.
 ///
 /// Schema: `io.k8s.api.core.v1.PodCertificateProjection`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct PodCertificateProjection {
     /// Path for the certificate chain file.
     pub certificate_chain_path: Option<String>,
@@ -25,6 +25,13 @@ pub struct PodCertificateProjection {
 }
 
 impl Eq for PodCertificateProjection {}
+
+impl ::std::fmt::Debug for PodCertificateProjection {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "PodCertificateProjection", f)
+    }
+}
 
 impl ::serde::Serialize for PodCertificateProjection {
     #[inline]

@@ -4,7 +4,7 @@
 /// One condition of a pod, such as Ready.
 ///
 /// Schema: `io.k8s.api.core.v1.PodCondition`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct PodCondition {
     /// When the condition was last probed.
     pub last_probe_time: Option<
@@ -29,6 +29,13 @@ pub struct PodCondition {
 }
 
 impl Eq for PodCondition {}
+
+impl ::std::fmt::Debug for PodCondition {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "PodCondition", f)
+    }
+}
 
 impl ::serde::Serialize for PodCondition {
     #[inline]

@@ -4,7 +4,7 @@
 /// Extra DNS settings for a pod.
 ///
 /// Schema: `io.k8s.api.core.v1.PodDNSConfig`.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Default, PartialEq)]
 pub struct PodDNSConfig {
     /// Additional DNS server IP addresses.
     pub nameservers: Option<Vec<String>>,
@@ -17,6 +17,13 @@ pub struct PodDNSConfig {
 }
 
 impl Eq for PodDNSConfig {}
+
+impl ::std::fmt::Debug for PodDNSConfig {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "PodDNSConfig", f)
+    }
+}
 
 impl ::serde::Serialize for PodDNSConfig {
     #[inline]

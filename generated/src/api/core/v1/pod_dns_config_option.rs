@@ -4,7 +4,7 @@
 /// A DNS resolver option.
 ///
 /// Schema: `io.k8s.api.core.v1.PodDNSConfigOption`.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Default, PartialEq)]
 pub struct PodDNSConfigOption {
     /// Option name.
     pub name: Option<String>,
@@ -15,6 +15,13 @@ pub struct PodDNSConfigOption {
 }
 
 impl Eq for PodDNSConfigOption {}
+
+impl ::std::fmt::Debug for PodDNSConfigOption {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "PodDNSConfigOption", f)
+    }
+}
 
 impl ::serde::Serialize for PodDNSConfigOption {
     #[inline]

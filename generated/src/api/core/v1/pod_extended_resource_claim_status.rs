@@ -4,7 +4,7 @@
 /// Records the ResourceClaim generated for a pod's extended resource requests.
 ///
 /// Schema: `io.k8s.api.core.v1.PodExtendedResourceClaimStatus`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct PodExtendedResourceClaimStatus {
     /// Mappings from container extended resources to device requests.
     pub request_mappings: Vec<crate::api::core::v1::ContainerExtendedResourceRequest>,
@@ -15,6 +15,13 @@ pub struct PodExtendedResourceClaimStatus {
 }
 
 impl Eq for PodExtendedResourceClaimStatus {}
+
+impl ::std::fmt::Debug for PodExtendedResourceClaimStatus {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "PodExtendedResourceClaimStatus", f)
+    }
+}
 
 impl ::serde::Serialize for PodExtendedResourceClaimStatus {
     #[inline]

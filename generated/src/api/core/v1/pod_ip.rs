@@ -4,7 +4,7 @@
 /// An IP address allocated to a pod.
 ///
 /// Schema: `io.k8s.api.core.v1.PodIP`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct PodIP {
     /// The IP address.
     pub ip: String,
@@ -13,6 +13,13 @@ pub struct PodIP {
 }
 
 impl Eq for PodIP {}
+
+impl ::std::fmt::Debug for PodIP {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "PodIP", f)
+    }
+}
 
 impl ::serde::Serialize for PodIP {
     #[inline]

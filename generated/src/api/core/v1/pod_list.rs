@@ -4,7 +4,7 @@
 /// A list of Pod objects.
 ///
 /// Schema: `io.k8s.api.core.v1.PodList`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct PodList {
     /// Versioned schema of this object representation, e.g. `v1`.
     ///
@@ -23,6 +23,13 @@ pub struct PodList {
 }
 
 impl Eq for PodList {}
+
+impl ::std::fmt::Debug for PodList {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "PodList", f)
+    }
+}
 
 impl ::serde::Serialize for PodList {
     #[inline]

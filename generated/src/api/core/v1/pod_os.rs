@@ -4,7 +4,7 @@
 /// Operating system of a pod.
 ///
 /// Schema: `io.k8s.api.core.v1.PodOS`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct PodOS {
     /// OS name: `linux` or `windows`.
     pub name: String,
@@ -13,6 +13,13 @@ pub struct PodOS {
 }
 
 impl Eq for PodOS {}
+
+impl ::std::fmt::Debug for PodOS {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "PodOS", f)
+    }
+}
 
 impl ::serde::Serialize for PodOS {
     #[inline]

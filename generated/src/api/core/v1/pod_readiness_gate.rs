@@ -4,7 +4,7 @@
 /// An extra condition required for pod readiness.
 ///
 /// Schema: `io.k8s.api.core.v1.PodReadinessGate`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct PodReadinessGate {
     /// Pod condition type that must be True.
     pub condition_type: String,
@@ -13,6 +13,13 @@ pub struct PodReadinessGate {
 }
 
 impl Eq for PodReadinessGate {}
+
+impl ::std::fmt::Debug for PodReadinessGate {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "PodReadinessGate", f)
+    }
+}
 
 impl ::serde::Serialize for PodReadinessGate {
     #[inline]

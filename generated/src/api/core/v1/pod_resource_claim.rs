@@ -4,7 +4,7 @@
 /// Names a ResourceClaim, or a template for one, used by the pod.
 ///
 /// Schema: `io.k8s.api.core.v1.PodResourceClaim`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct PodResourceClaim {
     /// Name of the claim inside the pod.
     pub name: String,
@@ -17,6 +17,13 @@ pub struct PodResourceClaim {
 }
 
 impl Eq for PodResourceClaim {}
+
+impl ::std::fmt::Debug for PodResourceClaim {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "PodResourceClaim", f)
+    }
+}
 
 impl ::serde::Serialize for PodResourceClaim {
     #[inline]

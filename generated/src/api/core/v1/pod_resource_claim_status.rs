@@ -4,7 +4,7 @@
 /// Records the ResourceClaim generated for a pod resource claim.
 ///
 /// Schema: `io.k8s.api.core.v1.PodResourceClaimStatus`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct PodResourceClaimStatus {
     /// Name of the matching entry in `spec.resourceClaims`.
     pub name: String,
@@ -15,6 +15,13 @@ pub struct PodResourceClaimStatus {
 }
 
 impl Eq for PodResourceClaimStatus {}
+
+impl ::std::fmt::Debug for PodResourceClaimStatus {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "PodResourceClaimStatus", f)
+    }
+}
 
 impl ::serde::Serialize for PodResourceClaimStatus {
     #[inline]

@@ -4,7 +4,7 @@
 /// A gate that holds a pod back from scheduling.
 ///
 /// Schema: `io.k8s.api.core.v1.PodSchedulingGate`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct PodSchedulingGate {
     /// Unique name of the gate.
     pub name: String,
@@ -13,6 +13,13 @@ pub struct PodSchedulingGate {
 }
 
 impl Eq for PodSchedulingGate {}
+
+impl ::std::fmt::Debug for PodSchedulingGate {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "PodSchedulingGate", f)
+    }
+}
 
 impl ::serde::Serialize for PodSchedulingGate {
     #[inline]

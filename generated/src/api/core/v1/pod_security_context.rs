@@ -4,7 +4,7 @@
 /// Pod-level security settings shared by all containers.
 ///
 /// Schema: `io.k8s.api.core.v1.PodSecurityContext`.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Default, PartialEq)]
 pub struct PodSecurityContext {
     /// AppArmor profile for the pod's containers.
     pub app_armor_profile: Option<crate::api::core::v1::AppArmorProfile>,
@@ -37,6 +37,13 @@ pub struct PodSecurityContext {
 }
 
 impl Eq for PodSecurityContext {}
+
+impl ::std::fmt::Debug for PodSecurityContext {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "PodSecurityContext", f)
+    }
+}
 
 impl ::serde::Serialize for PodSecurityContext {
     #[inline]

@@ -4,7 +4,7 @@
 /// Desired state of a pod.
 ///
 /// Schema: `io.k8s.api.core.v1.PodSpec`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct PodSpec {
     /// Seconds the pod may run before it is marked failed.
     pub active_deadline_seconds: Option<i64>,
@@ -102,6 +102,13 @@ pub struct PodSpec {
 }
 
 impl Eq for PodSpec {}
+
+impl ::std::fmt::Debug for PodSpec {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "PodSpec", f)
+    }
+}
 
 impl ::serde::Serialize for PodSpec {
     #[inline]

@@ -4,7 +4,7 @@
 /// Observed state of a pod.
 ///
 /// Schema: `io.k8s.api.core.v1.PodStatus`.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Default, PartialEq)]
 pub struct PodStatus {
     /// Total resources allocated to the pod by the node.
     pub allocated_resources: Option<
@@ -60,6 +60,13 @@ pub struct PodStatus {
 }
 
 impl Eq for PodStatus {}
+
+impl ::std::fmt::Debug for PodStatus {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "PodStatus", f)
+    }
+}
 
 impl ::serde::Serialize for PodStatus {
     #[inline]

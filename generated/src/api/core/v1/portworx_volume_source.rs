@@ -4,7 +4,7 @@
 /// A Portworx volume (deprecated in-tree plugin).
 ///
 /// Schema: `io.k8s.api.core.v1.PortworxVolumeSource`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct PortworxVolumeSource {
     /// Filesystem type to mount; defaults to ext4.
     pub fs_type: Option<String>,
@@ -17,6 +17,13 @@ pub struct PortworxVolumeSource {
 }
 
 impl Eq for PortworxVolumeSource {}
+
+impl ::std::fmt::Debug for PortworxVolumeSource {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "PortworxVolumeSource", f)
+    }
+}
 
 impl ::serde::Serialize for PortworxVolumeSource {
     #[inline]

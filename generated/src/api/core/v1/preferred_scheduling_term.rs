@@ -4,7 +4,7 @@
 /// A weighted node selector term.
 ///
 /// Schema: `io.k8s.api.core.v1.PreferredSchedulingTerm`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct PreferredSchedulingTerm {
     /// Node selector term.
     pub preference: crate::api::core::v1::NodeSelectorTerm,
@@ -15,6 +15,13 @@ pub struct PreferredSchedulingTerm {
 }
 
 impl Eq for PreferredSchedulingTerm {}
+
+impl ::std::fmt::Debug for PreferredSchedulingTerm {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "PreferredSchedulingTerm", f)
+    }
+}
 
 impl ::serde::Serialize for PreferredSchedulingTerm {
     #[inline]

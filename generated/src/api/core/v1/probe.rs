@@ -4,7 +4,7 @@
 /// A health check run against a container.
 ///
 /// Schema: `io.k8s.api.core.v1.Probe`.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Default, PartialEq)]
 pub struct Probe {
     /// Command to run in the container.
     pub exec: Option<crate::api::core::v1::ExecAction>,
@@ -31,6 +31,13 @@ pub struct Probe {
 }
 
 impl Eq for Probe {}
+
+impl ::std::fmt::Debug for Probe {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "Probe", f)
+    }
+}
 
 impl ::serde::Serialize for Probe {
     #[inline]

@@ -4,7 +4,7 @@
 /// A volume combining several projected sources.
 ///
 /// Schema: `io.k8s.api.core.v1.ProjectedVolumeSource`.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Default, PartialEq)]
 pub struct ProjectedVolumeSource {
     /// Default permission bits for created files.
     pub default_mode: Option<i32>,
@@ -15,6 +15,13 @@ pub struct ProjectedVolumeSource {
 }
 
 impl Eq for ProjectedVolumeSource {}
+
+impl ::std::fmt::Debug for ProjectedVolumeSource {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "ProjectedVolumeSource", f)
+    }
+}
 
 impl ::serde::Serialize for ProjectedVolumeSource {
     #[inline]

@@ -4,7 +4,7 @@
 /// A Quobyte mount (deprecated).
 ///
 /// Schema: `io.k8s.api.core.v1.QuobyteVolumeSource`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct QuobyteVolumeSource {
     /// Group to map volume access to.
     pub group: Option<String>,
@@ -23,6 +23,13 @@ pub struct QuobyteVolumeSource {
 }
 
 impl Eq for QuobyteVolumeSource {}
+
+impl ::std::fmt::Debug for QuobyteVolumeSource {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "QuobyteVolumeSource", f)
+    }
+}
 
 impl ::serde::Serialize for QuobyteVolumeSource {
     #[inline]

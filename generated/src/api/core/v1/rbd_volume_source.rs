@@ -4,7 +4,7 @@
 /// A Rados Block Device mount (deprecated).
 ///
 /// Schema: `io.k8s.api.core.v1.RBDVolumeSource`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct RBDVolumeSource {
     /// Filesystem type to mount; defaults to ext4.
     pub fs_type: Option<String>,
@@ -27,6 +27,13 @@ pub struct RBDVolumeSource {
 }
 
 impl Eq for RBDVolumeSource {}
+
+impl ::std::fmt::Debug for RBDVolumeSource {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "RBDVolumeSource", f)
+    }
+}
 
 impl ::serde::Serialize for RBDVolumeSource {
     #[inline]

@@ -4,7 +4,7 @@
 /// A container's reference to one pod resource claim.
 ///
 /// Schema: `io.k8s.api.core.v1.ResourceClaim`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct ResourceClaim {
     /// Name of the entry in `spec.resourceClaims`.
     pub name: String,
@@ -15,6 +15,13 @@ pub struct ResourceClaim {
 }
 
 impl Eq for ResourceClaim {}
+
+impl ::std::fmt::Debug for ResourceClaim {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "ResourceClaim", f)
+    }
+}
 
 impl ::serde::Serialize for ResourceClaim {
     #[inline]

@@ -4,7 +4,7 @@
 /// Selects a container resource and its output format.
 ///
 /// Schema: `io.k8s.api.core.v1.ResourceFieldSelector`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct ResourceFieldSelector {
     /// Container name; required for volumes.
     pub container_name: Option<String>,
@@ -17,6 +17,13 @@ pub struct ResourceFieldSelector {
 }
 
 impl Eq for ResourceFieldSelector {}
+
+impl ::std::fmt::Debug for ResourceFieldSelector {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "ResourceFieldSelector", f)
+    }
+}
 
 impl ::serde::Serialize for ResourceFieldSelector {
     #[inline]

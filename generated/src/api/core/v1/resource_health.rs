@@ -4,7 +4,7 @@
 /// Health of one allocated device.
 ///
 /// Schema: `io.k8s.api.core.v1.ResourceHealth`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct ResourceHealth {
     /// Health: Healthy, Unhealthy or Unknown.
     pub health: Option<String>,
@@ -15,6 +15,13 @@ pub struct ResourceHealth {
 }
 
 impl Eq for ResourceHealth {}
+
+impl ::std::fmt::Debug for ResourceHealth {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "ResourceHealth", f)
+    }
+}
 
 impl ::serde::Serialize for ResourceHealth {
     #[inline]

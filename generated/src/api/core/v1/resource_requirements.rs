@@ -4,7 +4,7 @@
 /// Compute resource requests and limits.
 ///
 /// Schema: `io.k8s.api.core.v1.ResourceRequirements`.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Default, PartialEq)]
 pub struct ResourceRequirements {
     /// Pod resource claims used by the container.
     pub claims: Option<Vec<crate::api::core::v1::ResourceClaim>>,
@@ -27,6 +27,13 @@ pub struct ResourceRequirements {
 }
 
 impl Eq for ResourceRequirements {}
+
+impl ::std::fmt::Debug for ResourceRequirements {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "ResourceRequirements", f)
+    }
+}
 
 impl ::serde::Serialize for ResourceRequirements {
     #[inline]

@@ -4,7 +4,7 @@
 /// Health of one resource allocated to a pod.
 ///
 /// Schema: `io.k8s.api.core.v1.ResourceStatus`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct ResourceStatus {
     /// Resource name; for DRA resources it has the form claim:\<claim_name\>/\<request\>.
     pub name: String,
@@ -15,6 +15,13 @@ pub struct ResourceStatus {
 }
 
 impl Eq for ResourceStatus {}
+
+impl ::std::fmt::Debug for ResourceStatus {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "ResourceStatus", f)
+    }
+}
 
 impl ::serde::Serialize for ResourceStatus {
     #[inline]

@@ -4,7 +4,7 @@
 /// A ScaleIO volume (deprecated).
 ///
 /// Schema: `io.k8s.api.core.v1.ScaleIOVolumeSource`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct ScaleIOVolumeSource {
     /// Filesystem type to mount; defaults to xfs.
     pub fs_type: Option<String>,
@@ -31,6 +31,13 @@ pub struct ScaleIOVolumeSource {
 }
 
 impl Eq for ScaleIOVolumeSource {}
+
+impl ::std::fmt::Debug for ScaleIOVolumeSource {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "ScaleIOVolumeSource", f)
+    }
+}
 
 impl ::serde::Serialize for ScaleIOVolumeSource {
     #[inline]

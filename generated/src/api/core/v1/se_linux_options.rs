@@ -4,7 +4,7 @@
 /// SELinux labels applied to a container.
 ///
 /// Schema: `io.k8s.api.core.v1.SELinuxOptions`.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Default, PartialEq)]
 pub struct SELinuxOptions {
     /// SELinux level label.
     pub level: Option<String>,
@@ -19,6 +19,13 @@ pub struct SELinuxOptions {
 }
 
 impl Eq for SELinuxOptions {}
+
+impl ::std::fmt::Debug for SELinuxOptions {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "SELinuxOptions", f)
+    }
+}
 
 impl ::serde::Serialize for SELinuxOptions {
     #[inline]

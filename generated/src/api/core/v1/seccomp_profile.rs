@@ -4,7 +4,7 @@
 /// Seccomp settings of a pod or container.
 ///
 /// Schema: `io.k8s.api.core.v1.SeccompProfile`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct SeccompProfile {
     /// Profile file path on the node; required only when type is `Localhost`.
     pub localhost_profile: Option<String>,
@@ -15,6 +15,13 @@ pub struct SeccompProfile {
 }
 
 impl Eq for SeccompProfile {}
+
+impl ::std::fmt::Debug for SeccompProfile {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "SeccompProfile", f)
+    }
+}
 
 impl ::serde::Serialize for SeccompProfile {
     #[inline]

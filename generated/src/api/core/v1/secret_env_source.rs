@@ -4,7 +4,7 @@
 /// Imports all keys of a Secret as environment variables.
 ///
 /// Schema: `io.k8s.api.core.v1.SecretEnvSource`.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Default, PartialEq)]
 pub struct SecretEnvSource {
     /// Name of the Secret.
     pub name: Option<String>,
@@ -15,6 +15,13 @@ pub struct SecretEnvSource {
 }
 
 impl Eq for SecretEnvSource {}
+
+impl ::std::fmt::Debug for SecretEnvSource {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "SecretEnvSource", f)
+    }
+}
 
 impl ::serde::Serialize for SecretEnvSource {
     #[inline]

@@ -4,7 +4,7 @@
 /// Picks one key from a Secret.
 ///
 /// Schema: `io.k8s.api.core.v1.SecretKeySelector`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct SecretKeySelector {
     /// The key to read.
     pub key: String,
@@ -17,6 +17,13 @@ pub struct SecretKeySelector {
 }
 
 impl Eq for SecretKeySelector {}
+
+impl ::std::fmt::Debug for SecretKeySelector {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "SecretKeySelector", f)
+    }
+}
 
 impl ::serde::Serialize for SecretKeySelector {
     #[inline]

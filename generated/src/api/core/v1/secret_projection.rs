@@ -4,7 +4,7 @@
 /// Projects Secret keys as files into a projected volume.
 ///
 /// Schema: `io.k8s.api.core.v1.SecretProjection`.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Default, PartialEq)]
 pub struct SecretProjection {
     /// Explicit key-to-path mappings; when empty every key becomes a file.
     pub items: Option<Vec<crate::api::core::v1::KeyToPath>>,
@@ -17,6 +17,13 @@ pub struct SecretProjection {
 }
 
 impl Eq for SecretProjection {}
+
+impl ::std::fmt::Debug for SecretProjection {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "SecretProjection", f)
+    }
+}
 
 impl ::serde::Serialize for SecretProjection {
     #[inline]

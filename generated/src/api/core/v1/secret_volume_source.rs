@@ -4,7 +4,7 @@
 /// A volume whose files come from a Secret.
 ///
 /// Schema: `io.k8s.api.core.v1.SecretVolumeSource`.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Default, PartialEq)]
 pub struct SecretVolumeSource {
     /// Default permission bits for created files.
     pub default_mode: Option<i32>,
@@ -19,6 +19,13 @@ pub struct SecretVolumeSource {
 }
 
 impl Eq for SecretVolumeSource {}
+
+impl ::std::fmt::Debug for SecretVolumeSource {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "SecretVolumeSource", f)
+    }
+}
 
 impl ::serde::Serialize for SecretVolumeSource {
     #[inline]

@@ -4,7 +4,7 @@
 /// Container-level security settings; they override pod-level ones.
 ///
 /// Schema: `io.k8s.api.core.v1.SecurityContext`.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Default, PartialEq)]
 pub struct SecurityContext {
     /// Whether a process may gain more privileges than its parent.
     pub allow_privilege_escalation: Option<bool>,
@@ -35,6 +35,13 @@ pub struct SecurityContext {
 }
 
 impl Eq for SecurityContext {}
+
+impl ::std::fmt::Debug for SecurityContext {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "SecurityContext", f)
+    }
+}
 
 impl ::serde::Serialize for SecurityContext {
     #[inline]

@@ -4,7 +4,7 @@
 /// Projects a service account token into the pod.
 ///
 /// Schema: `io.k8s.api.core.v1.ServiceAccountTokenProjection`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct ServiceAccountTokenProjection {
     /// Intended audience of the token.
     pub audience: Option<String>,
@@ -17,6 +17,13 @@ pub struct ServiceAccountTokenProjection {
 }
 
 impl Eq for ServiceAccountTokenProjection {}
+
+impl ::std::fmt::Debug for ServiceAccountTokenProjection {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "ServiceAccountTokenProjection", f)
+    }
+}
 
 impl ::serde::Serialize for ServiceAccountTokenProjection {
     #[inline]

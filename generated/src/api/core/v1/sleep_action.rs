@@ -4,7 +4,7 @@
 /// Sleeps for a while.
 ///
 /// Schema: `io.k8s.api.core.v1.SleepAction`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct SleepAction {
     /// Number of seconds to sleep.
     pub seconds: i64,
@@ -13,6 +13,13 @@ pub struct SleepAction {
 }
 
 impl Eq for SleepAction {}
+
+impl ::std::fmt::Debug for SleepAction {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "SleepAction", f)
+    }
+}
 
 impl ::serde::Serialize for SleepAction {
     #[inline]

@@ -4,7 +4,7 @@
 /// A StorageOS volume (deprecated).
 ///
 /// Schema: `io.k8s.api.core.v1.StorageOSVolumeSource`.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Default, PartialEq)]
 pub struct StorageOSVolumeSource {
     /// Filesystem type to mount; defaults to ext4.
     pub fs_type: Option<String>,
@@ -21,6 +21,13 @@ pub struct StorageOSVolumeSource {
 }
 
 impl Eq for StorageOSVolumeSource {}
+
+impl ::std::fmt::Debug for StorageOSVolumeSource {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "StorageOSVolumeSource", f)
+    }
+}
 
 impl ::serde::Serialize for StorageOSVolumeSource {
     #[inline]

@@ -4,7 +4,7 @@
 /// A kernel parameter to set.
 ///
 /// Schema: `io.k8s.api.core.v1.Sysctl`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct Sysctl {
     /// Parameter name.
     pub name: String,
@@ -15,6 +15,13 @@ pub struct Sysctl {
 }
 
 impl Eq for Sysctl {}
+
+impl ::std::fmt::Debug for Sysctl {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "Sysctl", f)
+    }
+}
 
 impl ::serde::Serialize for Sysctl {
     #[inline]

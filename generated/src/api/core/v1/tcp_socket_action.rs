@@ -4,7 +4,7 @@
 /// Opens a TCP connection.
 ///
 /// Schema: `io.k8s.api.core.v1.TCPSocketAction`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct TCPSocketAction {
     /// Host to connect to; defaults to the pod IP.
     pub host: Option<String>,
@@ -15,6 +15,13 @@ pub struct TCPSocketAction {
 }
 
 impl Eq for TCPSocketAction {}
+
+impl ::std::fmt::Debug for TCPSocketAction {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "TCPSocketAction", f)
+    }
+}
 
 impl ::serde::Serialize for TCPSocketAction {
     #[inline]

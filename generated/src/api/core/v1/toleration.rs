@@ -4,7 +4,7 @@
 /// Lets a pod tolerate taints matching `<key,value,effect>`.
 ///
 /// Schema: `io.k8s.api.core.v1.Toleration`.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Default, PartialEq)]
 pub struct Toleration {
     /// Taint effect to match; empty matches all.
     pub effect: Option<String>,
@@ -21,6 +21,13 @@ pub struct Toleration {
 }
 
 impl Eq for Toleration {}
+
+impl ::std::fmt::Debug for Toleration {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "Toleration", f)
+    }
+}
 
 impl ::serde::Serialize for Toleration {
     #[inline]

@@ -4,7 +4,7 @@
 /// How matching pods are spread across topology domains.
 ///
 /// Schema: `io.k8s.api.core.v1.TopologySpreadConstraint`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct TopologySpreadConstraint {
     /// Selects the pods that are counted.
     pub label_selector: Option<
@@ -29,6 +29,13 @@ pub struct TopologySpreadConstraint {
 }
 
 impl Eq for TopologySpreadConstraint {}
+
+impl ::std::fmt::Debug for TopologySpreadConstraint {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "TopologySpreadConstraint", f)
+    }
+}
 
 impl ::serde::Serialize for TopologySpreadConstraint {
     #[inline]

@@ -4,7 +4,7 @@
 /// Typed reference to an object in the same namespace.
 ///
 /// Schema: `io.k8s.api.core.v1.TypedLocalObjectReference`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct TypedLocalObjectReference {
     /// API group of the object; empty means the core group.
     pub api_group: Option<String>,
@@ -17,6 +17,13 @@ pub struct TypedLocalObjectReference {
 }
 
 impl Eq for TypedLocalObjectReference {}
+
+impl ::std::fmt::Debug for TypedLocalObjectReference {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "TypedLocalObjectReference", f)
+    }
+}
 
 impl ::serde::Serialize for TypedLocalObjectReference {
     #[inline]

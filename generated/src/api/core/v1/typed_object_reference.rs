@@ -4,7 +4,7 @@
 /// Typed reference to an object, possibly in another namespace.
 ///
 /// Schema: `io.k8s.api.core.v1.TypedObjectReference`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct TypedObjectReference {
     /// API group of the object; empty means the core group.
     pub api_group: Option<String>,
@@ -19,6 +19,13 @@ pub struct TypedObjectReference {
 }
 
 impl Eq for TypedObjectReference {}
+
+impl ::std::fmt::Debug for TypedObjectReference {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "TypedObjectReference", f)
+    }
+}
 
 impl ::serde::Serialize for TypedObjectReference {
     #[inline]

@@ -4,7 +4,7 @@
 /// A named volume that containers of the pod can mount.
 ///
 /// Schema: `io.k8s.api.core.v1.Volume`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct Volume {
     /// AWS EBS disk (deprecated).
     pub aws_elastic_block_store: Option<
@@ -79,6 +79,13 @@ pub struct Volume {
 }
 
 impl Eq for Volume {}
+
+impl ::std::fmt::Debug for Volume {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "Volume", f)
+    }
+}
 
 impl ::serde::Serialize for Volume {
     #[inline]

@@ -4,7 +4,7 @@
 /// Maps a raw block device into a container.
 ///
 /// Schema: `io.k8s.api.core.v1.VolumeDevice`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct VolumeDevice {
     /// Path inside the container for the device.
     pub device_path: String,
@@ -15,6 +15,13 @@ pub struct VolumeDevice {
 }
 
 impl Eq for VolumeDevice {}
+
+impl ::std::fmt::Debug for VolumeDevice {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "VolumeDevice", f)
+    }
+}
 
 impl ::serde::Serialize for VolumeDevice {
     #[inline]

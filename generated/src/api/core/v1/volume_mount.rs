@@ -4,7 +4,7 @@
 /// Mounts a volume into a container.
 ///
 /// Schema: `io.k8s.api.core.v1.VolumeMount`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct VolumeMount {
     /// Path in the container; must not contain `:`.
     pub mount_path: String,
@@ -25,6 +25,13 @@ pub struct VolumeMount {
 }
 
 impl Eq for VolumeMount {}
+
+impl ::std::fmt::Debug for VolumeMount {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "VolumeMount", f)
+    }
+}
 
 impl ::serde::Serialize for VolumeMount {
     #[inline]

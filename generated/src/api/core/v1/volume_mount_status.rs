@@ -4,7 +4,7 @@
 /// Observed state of a volume mount.
 ///
 /// Schema: `io.k8s.api.core.v1.VolumeMountStatus`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct VolumeMountStatus {
     /// Mount path of the original mount.
     pub mount_path: String,
@@ -19,6 +19,13 @@ pub struct VolumeMountStatus {
 }
 
 impl Eq for VolumeMountStatus {}
+
+impl ::std::fmt::Debug for VolumeMountStatus {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "VolumeMountStatus", f)
+    }
+}
 
 impl ::serde::Serialize for VolumeMountStatus {
     #[inline]

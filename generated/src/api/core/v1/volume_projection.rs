@@ -4,7 +4,7 @@
 /// One source of a projected volume; exactly one field is set.
 ///
 /// Schema: `io.k8s.api.core.v1.VolumeProjection`.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Default, PartialEq)]
 pub struct VolumeProjection {
     /// ClusterTrustBundle contents, e.g. their `.spec.trustBundle`.
     pub cluster_trust_bundle: Option<crate::api::core::v1::ClusterTrustBundleProjection>,
@@ -25,6 +25,13 @@ pub struct VolumeProjection {
 }
 
 impl Eq for VolumeProjection {}
+
+impl ::std::fmt::Debug for VolumeProjection {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "VolumeProjection", f)
+    }
+}
 
 impl ::serde::Serialize for VolumeProjection {
     #[inline]

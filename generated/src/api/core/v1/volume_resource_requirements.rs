@@ -4,7 +4,7 @@
 /// Storage resource requirements of a volume.
 ///
 /// Schema: `io.k8s.api.core.v1.VolumeResourceRequirements`.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Default, PartialEq)]
 pub struct VolumeResourceRequirements {
     /// Maximum allowed resources.
     pub limits: Option<
@@ -25,6 +25,13 @@ pub struct VolumeResourceRequirements {
 }
 
 impl Eq for VolumeResourceRequirements {}
+
+impl ::std::fmt::Debug for VolumeResourceRequirements {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "VolumeResourceRequirements", f)
+    }
+}
 
 impl ::serde::Serialize for VolumeResourceRequirements {
     #[inline]

@@ -4,7 +4,7 @@
 /// A vSphere virtual disk (deprecated in-tree plugin).
 ///
 /// Schema: `io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct VsphereVirtualDiskVolumeSource {
     /// Filesystem type to mount; defaults to ext4.
     pub fs_type: Option<String>,
@@ -19,6 +19,13 @@ pub struct VsphereVirtualDiskVolumeSource {
 }
 
 impl Eq for VsphereVirtualDiskVolumeSource {}
+
+impl ::std::fmt::Debug for VsphereVirtualDiskVolumeSource {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "VsphereVirtualDiskVolumeSource", f)
+    }
+}
 
 impl ::serde::Serialize for VsphereVirtualDiskVolumeSource {
     #[inline]

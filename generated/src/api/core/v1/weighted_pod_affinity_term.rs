@@ -4,7 +4,7 @@
 /// A pod affinity term with a weight.
 ///
 /// Schema: `io.k8s.api.core.v1.WeightedPodAffinityTerm`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct WeightedPodAffinityTerm {
     /// The affinity term.
     pub pod_affinity_term: crate::api::core::v1::PodAffinityTerm,
@@ -15,6 +15,13 @@ pub struct WeightedPodAffinityTerm {
 }
 
 impl Eq for WeightedPodAffinityTerm {}
+
+impl ::std::fmt::Debug for WeightedPodAffinityTerm {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "WeightedPodAffinityTerm", f)
+    }
+}
 
 impl ::serde::Serialize for WeightedPodAffinityTerm {
     #[inline]

@@ -4,7 +4,7 @@
 /// Windows-specific security settings.
 ///
 /// Schema: `io.k8s.api.core.v1.WindowsSecurityContextOptions`.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Default, PartialEq)]
 pub struct WindowsSecurityContextOptions {
     /// Inlined GMSA credential spec.
     pub gmsa_credential_spec: Option<String>,
@@ -19,6 +19,13 @@ pub struct WindowsSecurityContextOptions {
 }
 
 impl Eq for WindowsSecurityContextOptions {}
+
+impl ::std::fmt::Debug for WindowsSecurityContextOptions {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "WindowsSecurityContextOptions", f)
+    }
+}
 
 impl ::serde::Serialize for WindowsSecurityContextOptions {
     #[inline]

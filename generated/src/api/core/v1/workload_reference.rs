@@ -4,7 +4,7 @@
 /// Identifies the Workload and pod group a pod belongs to.
 ///
 /// Schema: `io.k8s.api.core.v1.WorkloadReference`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct WorkloadReference {
     /// Name of the Workload in the pod's namespace.
     pub name: String,
@@ -17,6 +17,13 @@ pub struct WorkloadReference {
 }
 
 impl Eq for WorkloadReference {}
+
+impl ::std::fmt::Debug for WorkloadReference {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "WorkloadReference", f)
+    }
+}
 
 impl ::serde::Serialize for WorkloadReference {
     #[inline]

@@ -4,7 +4,7 @@
 /// ImageLookupPolicy 描述了如何使用镜像流覆盖命名空间中 pod、构建和其他资源使用的镜像引用。
 ///
 /// Schema: `com.github.openshift.api.image.v1.ImageLookupPolicy`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct ImageLookupPolicy {
     /// 每当与此镜像流匹配时,local 会将这个命名空间中的对象上的 docker 短镜像引用(如 "mysql" 或 "php:latest")更改为镜像 ID,而不是到达远程 registry。如果找到,该名称将完全限定到镜像 ID。标签的 referencePolicy 会考虑替换的值。仅在当前命名空间中工作。
     pub local: bool,
@@ -13,6 +13,13 @@ pub struct ImageLookupPolicy {
 }
 
 impl Eq for ImageLookupPolicy {}
+
+impl ::std::fmt::Debug for ImageLookupPolicy {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "ImageLookupPolicy", f)
+    }
+}
 
 impl ::serde::Serialize for ImageLookupPolicy {
     #[inline]

@@ -25,7 +25,7 @@
 /// | `GET` | `/apis/image.openshift.io/v1/namespaces/{namespace}/imagestreams/{name}/status` | Read the status of the specified ImageStream. | `pretty` | [`read_namespaced_image_stream_status`](Self::read_namespaced_image_stream_status) |
 /// | `PATCH` | `/apis/image.openshift.io/v1/namespaces/{namespace}/imagestreams/{name}/status` | Partially update the status of the specified ImageStream. | `dryRun`, `fieldManager`, `force`, `pretty` | [`patch_namespaced_image_stream_status`](Self::patch_namespaced_image_stream_status) |
 /// | `PUT` | `/apis/image.openshift.io/v1/namespaces/{namespace}/imagestreams/{name}/status` | Replace the status of the specified ImageStream. | `dryRun`, `fieldManager`, `pretty` | [`replace_namespaced_image_stream_status`](Self::replace_namespaced_image_stream_status) |
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Default, PartialEq)]
 pub struct ImageStream {
     /// APIVersion 定义对象的这个表示法的版本化的 schema。服务器应该将识别的模式转换为最新的内部值,并可拒绝未识别的值。更多信息: <https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources>
     ///
@@ -48,6 +48,13 @@ pub struct ImageStream {
 }
 
 impl Eq for ImageStream {}
+
+impl ::std::fmt::Debug for ImageStream {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "ImageStream", f)
+    }
+}
 
 impl ::serde::Serialize for ImageStream {
     #[inline]

@@ -4,7 +4,7 @@
 /// ImageStreamList 是 ImageStream 对象的列表。
 ///
 /// Schema: `com.github.openshift.api.image.v1.ImageStreamList`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct ImageStreamList {
     /// APIVersion 定义对象的这个表示法的版本化的 schema。服务器应该将识别的模式转换为最新的内部值,并可拒绝未识别的值。更多信息: <https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources>
     ///
@@ -23,6 +23,13 @@ pub struct ImageStreamList {
 }
 
 impl Eq for ImageStreamList {}
+
+impl ::std::fmt::Debug for ImageStreamList {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "ImageStreamList", f)
+    }
+}
 
 impl ::serde::Serialize for ImageStreamList {
     #[inline]

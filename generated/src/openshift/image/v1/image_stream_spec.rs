@@ -4,7 +4,7 @@
 /// ImageStreamSpec 代表 ImageStreams 的选项。
 ///
 /// Schema: `com.github.openshift.api.image.v1.ImageStreamSpec`.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Default, PartialEq)]
 pub struct ImageStreamSpec {
     /// dockerImageRepository 是可选的,如果指定此流由这个服务器上的容器存储库支持:从 v3.7 开始已弃用,并将在以后的发行版本中删除。通过 spec.tags.from 引用来指定每个标签中要导入的标签的源。
     pub docker_image_repository: Option<String>,
@@ -17,6 +17,13 @@ pub struct ImageStreamSpec {
 }
 
 impl Eq for ImageStreamSpec {}
+
+impl ::std::fmt::Debug for ImageStreamSpec {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "ImageStreamSpec", f)
+    }
+}
 
 impl ::serde::Serialize for ImageStreamSpec {
     #[inline]

@@ -4,7 +4,7 @@
 /// ImageStreamStatus 包含此镜像流状态的信息。
 ///
 /// Schema: `com.github.openshift.api.image.v1.ImageStreamStatus`.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Default, PartialEq)]
 pub struct ImageStreamStatus {
     /// dockerImageRepository 代表此流可在其访问的有效位置。可以为空,直到服务器确定存储库所在的位置
     pub docker_image_repository: Option<String>,
@@ -17,6 +17,13 @@ pub struct ImageStreamStatus {
 }
 
 impl Eq for ImageStreamStatus {}
+
+impl ::std::fmt::Debug for ImageStreamStatus {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "ImageStreamStatus", f)
+    }
+}
 
 impl ::serde::Serialize for ImageStreamStatus {
     #[inline]

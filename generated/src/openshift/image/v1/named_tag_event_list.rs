@@ -4,7 +4,7 @@
 /// NamedTagEventList 将标签与其镜像历史记录相关联。
 ///
 /// Schema: `com.github.openshift.api.image.v1.NamedTagEventList`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct NamedTagEventList {
     /// conditions 是应用到标签事件列表的条件数组。
     pub conditions: Option<Vec<crate::openshift::image::v1::TagEventCondition>>,
@@ -17,6 +17,13 @@ pub struct NamedTagEventList {
 }
 
 impl Eq for NamedTagEventList {}
+
+impl ::std::fmt::Debug for NamedTagEventList {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "NamedTagEventList", f)
+    }
+}
 
 impl ::serde::Serialize for NamedTagEventList {
     #[inline]

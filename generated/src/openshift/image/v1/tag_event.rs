@@ -4,7 +4,7 @@
 /// ImageStreamStatus 使用 TagEvent 来保留与标签关联的镜像的历史记录。
 ///
 /// Schema: `com.github.openshift.api.image.v1.TagEvent`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct TagEvent {
     /// created 包含 TagEvent 创建的时间
     pub created: ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Time,
@@ -19,6 +19,13 @@ pub struct TagEvent {
 }
 
 impl Eq for TagEvent {}
+
+impl ::std::fmt::Debug for TagEvent {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "TagEvent", f)
+    }
+}
 
 impl ::serde::Serialize for TagEvent {
     #[inline]

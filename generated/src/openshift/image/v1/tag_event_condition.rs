@@ -4,7 +4,7 @@
 /// TagEventCondition 包含标签事件的条件信息。
 ///
 /// Schema: `com.github.openshift.api.image.v1.TagEventCondition`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct TagEventCondition {
     /// 生成是此状态对应的 spec 标签生成
     pub generation: i64,
@@ -25,6 +25,13 @@ pub struct TagEventCondition {
 }
 
 impl Eq for TagEventCondition {}
+
+impl ::std::fmt::Debug for TagEventCondition {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "TagEventCondition", f)
+    }
+}
 
 impl ::serde::Serialize for TagEventCondition {
     #[inline]

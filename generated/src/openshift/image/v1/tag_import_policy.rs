@@ -4,7 +4,7 @@
 /// TagImportPolicy 控制如何导入与此标签相关的镜像。
 ///
 /// Schema: `com.github.openshift.api.image.v1.TagImportPolicy`.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Default, PartialEq)]
 pub struct TagImportPolicy {
     /// importMode 描述如何导入镜像清单。
     pub import_mode: Option<String>,
@@ -17,6 +17,13 @@ pub struct TagImportPolicy {
 }
 
 impl Eq for TagImportPolicy {}
+
+impl ::std::fmt::Debug for TagImportPolicy {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "TagImportPolicy", f)
+    }
+}
 
 impl ::serde::Serialize for TagImportPolicy {
     #[inline]

@@ -4,7 +4,7 @@
 /// TagReference 为使用此标签的镜像指定可选注解,以及此标签应跟踪的 ImageStreamTag、ImageStreamImage 或 DockerImage 的可选引用。
 ///
 /// Schema: `com.github.openshift.api.image.v1.TagReference`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct TagReference {
     /// 可选;如果指定,则应用于通过 ImageStreamTags 检索的镜像的注解。
     pub annotations: Option<::std::collections::BTreeMap<String, String>>,
@@ -25,6 +25,13 @@ pub struct TagReference {
 }
 
 impl Eq for TagReference {}
+
+impl ::std::fmt::Debug for TagReference {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "TagReference", f)
+    }
+}
 
 impl ::serde::Serialize for TagReference {
     #[inline]

@@ -4,7 +4,7 @@
 /// TagReferencePolicy 描述了当部署配置或构建中的镜像更改触发器时,此镜像流标签中镜像的 pull-specs 是如何生成的。这允许镜像流作者控制镜像的访问方式。
 ///
 /// Schema: `com.github.openshift.api.image.v1.TagReferencePolicy`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct TagReferencePolicy {
     /// Type 决定在部署配置触发器或新构建中使用镜像流标签时,应该如何转换镜像拉取规格。默认值为 `Source`,表示使用镜像的原始位置(如果已导入);也可以设置为 `Local`,表示拉取规格指向集成的容器镜像 registry。
     pub type_: String,
@@ -13,6 +13,13 @@ pub struct TagReferencePolicy {
 }
 
 impl Eq for TagReferencePolicy {}
+
+impl ::std::fmt::Debug for TagReferencePolicy {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "TagReferencePolicy", f)
+    }
+}
 
 impl ::serde::Serialize for TagReferencePolicy {
     #[inline]

@@ -4,7 +4,7 @@
 /// A scale subresource: the desired and observed replica counts of a resource.
 ///
 /// Schema: `io.k8s.api.autoscaling.v1.Scale`.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Default, PartialEq)]
 pub struct Scale {
     /// Versioned schema of this object representation.
     ///
@@ -25,6 +25,13 @@ pub struct Scale {
 }
 
 impl Eq for Scale {}
+
+impl ::std::fmt::Debug for Scale {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "Scale", f)
+    }
+}
 
 impl ::serde::Serialize for Scale {
     #[inline]

@@ -4,7 +4,7 @@
 /// The desired state of a scale subresource.
 ///
 /// Schema: `io.k8s.api.autoscaling.v1.ScaleSpec`.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Default, PartialEq)]
 pub struct ScaleSpec {
     /// Desired number of instances of the scaled object.
     pub replicas: Option<i32>,
@@ -13,6 +13,13 @@ pub struct ScaleSpec {
 }
 
 impl Eq for ScaleSpec {}
+
+impl ::std::fmt::Debug for ScaleSpec {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "ScaleSpec", f)
+    }
+}
 
 impl ::serde::Serialize for ScaleSpec {
     #[inline]

@@ -4,7 +4,7 @@
 /// The observed state of a scale subresource.
 ///
 /// Schema: `io.k8s.api.autoscaling.v1.ScaleStatus`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct ScaleStatus {
     /// Actual number of observed instances of the scaled object.
     pub replicas: i32,
@@ -15,6 +15,13 @@ pub struct ScaleStatus {
 }
 
 impl Eq for ScaleStatus {}
+
+impl ::std::fmt::Debug for ScaleStatus {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "ScaleStatus", f)
+    }
+}
 
 impl ::serde::Serialize for ScaleStatus {
     #[inline]

@@ -4,7 +4,7 @@
 /// Options for a delete request.
 ///
 /// Schema: `io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions`.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Default, PartialEq)]
 pub struct DeleteOptions {
     /// Versioned schema of this object representation, e.g. `v1`.
     pub api_version: Option<String>,
@@ -27,6 +27,13 @@ pub struct DeleteOptions {
 }
 
 impl Eq for DeleteOptions {}
+
+impl ::std::fmt::Debug for DeleteOptions {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "DeleteOptions", f)
+    }
+}
 
 impl ::serde::Serialize for DeleteOptions {
     #[inline]

@@ -4,7 +4,7 @@
 /// A label query; matchLabels and matchExpressions are combined with AND.
 ///
 /// Schema: `io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector`.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Default, PartialEq)]
 pub struct LabelSelector {
     /// Label requirements.
     pub match_expressions: Option<
@@ -17,6 +17,13 @@ pub struct LabelSelector {
 }
 
 impl Eq for LabelSelector {}
+
+impl ::std::fmt::Debug for LabelSelector {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "LabelSelector", f)
+    }
+}
 
 impl ::serde::Serialize for LabelSelector {
     #[inline]

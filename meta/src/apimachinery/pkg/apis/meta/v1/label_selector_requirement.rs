@@ -4,7 +4,7 @@
 /// A key, an operator and values matched against labels.
 ///
 /// Schema: `io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct LabelSelectorRequirement {
     /// Label key.
     pub key: String,
@@ -17,6 +17,13 @@ pub struct LabelSelectorRequirement {
 }
 
 impl Eq for LabelSelectorRequirement {}
+
+impl ::std::fmt::Debug for LabelSelectorRequirement {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "LabelSelectorRequirement", f)
+    }
+}
 
 impl ::serde::Serialize for LabelSelectorRequirement {
     #[inline]

@@ -4,7 +4,7 @@
 /// Metadata of list responses.
 ///
 /// Schema: `io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta`.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Default, PartialEq)]
 pub struct ListMeta {
     /// Token to fetch the next chunk when a limit was set.
     pub continue_: Option<String>,
@@ -21,6 +21,13 @@ pub struct ListMeta {
 }
 
 impl Eq for ListMeta {}
+
+impl ::std::fmt::Debug for ListMeta {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "ListMeta", f)
+    }
+}
 
 impl ::serde::Serialize for ListMeta {
     #[inline]

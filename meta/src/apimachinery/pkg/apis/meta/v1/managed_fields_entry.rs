@@ -4,7 +4,7 @@
 /// Records which manager owns which fields of an object.
 ///
 /// Schema: `io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry`.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Default, PartialEq)]
 pub struct ManagedFieldsEntry {
     /// API version of the object the field set refers to.
     pub api_version: Option<String>,
@@ -25,6 +25,13 @@ pub struct ManagedFieldsEntry {
 }
 
 impl Eq for ManagedFieldsEntry {}
+
+impl ::std::fmt::Debug for ManagedFieldsEntry {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "ManagedFieldsEntry", f)
+    }
+}
 
 impl ::serde::Serialize for ManagedFieldsEntry {
     #[inline]

@@ -4,7 +4,7 @@
 /// Metadata carried by every persisted object.
 ///
 /// Schema: `io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta`.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Default, PartialEq)]
 pub struct ObjectMeta {
     /// Unqueryable key-value metadata set by tools.
     pub annotations: Option<::std::collections::BTreeMap<String, String>>,
@@ -45,6 +45,13 @@ pub struct ObjectMeta {
 }
 
 impl Eq for ObjectMeta {}
+
+impl ::std::fmt::Debug for ObjectMeta {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "ObjectMeta", f)
+    }
+}
 
 impl ::serde::Serialize for ObjectMeta {
     #[inline]

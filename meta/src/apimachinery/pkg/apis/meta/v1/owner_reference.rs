@@ -4,7 +4,7 @@
 /// Identifies an owner of an object.
 ///
 /// Schema: `io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct OwnerReference {
     /// API version of the owner.
     pub api_version: String,
@@ -23,6 +23,13 @@ pub struct OwnerReference {
 }
 
 impl Eq for OwnerReference {}
+
+impl ::std::fmt::Debug for OwnerReference {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "OwnerReference", f)
+    }
+}
 
 impl ::serde::Serialize for OwnerReference {
     #[inline]

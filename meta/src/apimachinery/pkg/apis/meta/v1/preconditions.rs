@@ -4,7 +4,7 @@
 /// Conditions that must hold before an operation runs.
 ///
 /// Schema: `io.k8s.apimachinery.pkg.apis.meta.v1.Preconditions`.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Default, PartialEq)]
 pub struct Preconditions {
     /// Required resource version.
     pub resource_version: Option<String>,
@@ -15,6 +15,13 @@ pub struct Preconditions {
 }
 
 impl Eq for Preconditions {}
+
+impl ::std::fmt::Debug for Preconditions {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "Preconditions", f)
+    }
+}
 
 impl ::serde::Serialize for Preconditions {
     #[inline]

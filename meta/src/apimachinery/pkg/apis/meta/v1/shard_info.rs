@@ -4,7 +4,7 @@
 /// The shard selector that produced a list response.
 ///
 /// Schema: `io.k8s.apimachinery.pkg.apis.meta.v1.ShardInfo`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct ShardInfo {
     /// The shard selector of the request, echoed back.
     pub selector: String,
@@ -13,6 +13,13 @@ pub struct ShardInfo {
 }
 
 impl Eq for ShardInfo {}
+
+impl ::std::fmt::Debug for ShardInfo {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "ShardInfo", f)
+    }
+}
 
 impl ::serde::Serialize for ShardInfo {
     #[inline]

@@ -4,7 +4,7 @@
 /// Result of an operation that returns no other object.
 ///
 /// Schema: `io.k8s.apimachinery.pkg.apis.meta.v1.Status`.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Default, PartialEq)]
 pub struct Status {
     /// Versioned schema of this object representation, e.g. `v1`.
     ///
@@ -31,6 +31,13 @@ pub struct Status {
 }
 
 impl Eq for Status {}
+
+impl ::std::fmt::Debug for Status {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "Status", f)
+    }
+}
 
 impl ::serde::Serialize for Status {
     #[inline]

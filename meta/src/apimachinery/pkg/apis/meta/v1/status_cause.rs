@@ -4,7 +4,7 @@
 /// One cause of a failed operation.
 ///
 /// Schema: `io.k8s.apimachinery.pkg.apis.meta.v1.StatusCause`.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Default, PartialEq)]
 pub struct StatusCause {
     /// Field that caused the error, e.g. `spec.containers[0].image`.
     pub field: Option<String>,
@@ -17,6 +17,13 @@ pub struct StatusCause {
 }
 
 impl Eq for StatusCause {}
+
+impl ::std::fmt::Debug for StatusCause {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "StatusCause", f)
+    }
+}
 
 impl ::serde::Serialize for StatusCause {
     #[inline]

@@ -4,7 +4,7 @@
 /// Extra details attached to a Status.
 ///
 /// Schema: `io.k8s.apimachinery.pkg.apis.meta.v1.StatusDetails`.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Default, PartialEq)]
 pub struct StatusDetails {
     /// Individual causes of the failure.
     pub causes: Option<Vec<crate::apimachinery::pkg::apis::meta::v1::StatusCause>>,
@@ -23,6 +23,13 @@ pub struct StatusDetails {
 }
 
 impl Eq for StatusDetails {}
+
+impl ::std::fmt::Debug for StatusDetails {
+    #[inline]
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        ::kubeforge_runtime::serde_struct::debug(self, "StatusDetails", f)
+    }
+}
 
 impl ::serde::Serialize for StatusDetails {
     #[inline]
