@@ -1273,9 +1273,9 @@ where
 /// The `Debug` of every generated struct: its name, then the object as JSON, as the API
 /// server would send it (`Pod {"apiVersion":"v1","kind":"Pod",…}`); `{:#?}` indents it
 /// by four spaces, as `Debug` indents. Absent fields are left out, where a derived `Debug`
-/// spells every `None` of a Kubernetes object. The derive's body cost rustc more than the
-/// rest of a struct's impls (a `&dyn Debug` per field): this one generic body is compiled
-/// only where an object is printed (BENCHMARKS.md b).
+/// spells every `None` of a Kubernetes object. The derive was the dearest derive for rustc
+/// (an inline body with a `&dyn Debug` per field): this one generic body is compiled only
+/// where an object is printed (BENCHMARKS.md b).
 ///
 /// # Errors
 ///

@@ -59,8 +59,13 @@ fn derive_and_attributes(code: &mut Code, context: &Context<'_>, id: TypeId, der
 /// impl is the same trait with no body (`Eq` has nothing to implement), and the model
 /// already decided it holds (`TypeDef::derive_eq`).
 fn written_eq(derives: &mut Vec<&str>) -> bool {
+    taken(derives, "Eq")
+}
+
+/// Takes `name` out of `derives`, saying whether it was there.
+fn taken(derives: &mut Vec<&str>, name: &str) -> bool {
     let before = derives.len();
-    derives.retain(|derive| *derive != "Eq");
+    derives.retain(|derive| *derive != name);
     derives.len() != before
 }
 
@@ -76,12 +81,10 @@ fn derives_but_eq(code: &mut Code, context: &Context<'_>, id: TypeId, ty: &TypeD
 /// Takes `Debug` out of a struct's `derives`, saying whether it was there: the struct then
 /// gets [`debug_impl`] instead. A derived `Debug` is an inline body with a `&dyn Debug` per
 /// field, which rustc checks and keeps in the metadata: the five releases merged built at
-/// 847 MB of peak with it, 824 with [`debug_impl`] (BENCHMARKS.md b). Every struct has a
+/// 847 MB of peak with it, 821 with [`debug_impl`] (BENCHMARKS.md b). Every struct has a
 /// `Serialize` (written or derived), which the runtime's `debug` prints as JSON.
 fn written_debug(derives: &mut Vec<&str>) -> bool {
-    let before = derives.len();
-    derives.retain(|derive| *derive != "Debug");
-    derives.len() != before
+    taken(derives, "Debug")
 }
 
 /// `impl Debug for name`, one call of the runtime's `serde_struct::debug`, after a struct
